@@ -1,0 +1,2 @@
+// reconcilekit/apiserver — embedded Kubernetes-compatible API server.
+export {};

@@ -1,0 +1,2 @@
+// reconcilekit/testing — helpers for operator authors' tests.
+export {};
