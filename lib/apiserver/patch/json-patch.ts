@@ -1,0 +1,3 @@
+export function applyJsonPatch(_target: unknown, _operations: unknown): unknown {
+  throw new Error('not implemented');
+}

@@ -1,0 +1,3 @@
+export function applyMergePatch(_target: unknown, _patch: unknown): unknown {
+  throw new Error('not implemented');
+}
