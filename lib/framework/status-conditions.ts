@@ -1,0 +1,66 @@
+/** A status condition in the Kubernetes `metav1.Condition` shape. */
+export interface StatusCondition {
+  /** Condition type in CamelCase, e.g. `Ready`. */
+  type: string;
+  /** `True`, `False` or `Unknown`. */
+  status: 'True' | 'False' | 'Unknown';
+  /** Machine-readable CamelCase reason. */
+  reason: string;
+  /** Human-readable message. */
+  message: string;
+  /** The `.metadata.generation` the condition was computed from. */
+  observedGeneration?: number;
+  /** RFC 3339 time of the last status change. */
+  lastTransitionTime: string;
+}
+
+/** The condition fields a caller supplies; `lastTransitionTime` is managed by {@link setCondition}. */
+export type StatusConditionInput = Omit<StatusCondition, 'lastTransitionTime'> & {
+  lastTransitionTime?: string;
+};
+
+/** The condition of `type`, if present. */
+export function getCondition(
+  conditions: readonly StatusCondition[] | undefined,
+  type: string,
+): StatusCondition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+/** Whether the condition of `type` has status `True`. */
+export function isConditionTrue(conditions: readonly StatusCondition[] | undefined, type: string): boolean {
+  return getCondition(conditions, type)?.status === 'True';
+}
+
+/**
+ * A new conditions list with `condition` set: replaces the entry of the same type, keeping its
+ * `lastTransitionTime` unless the status changed (as apimachinery's `SetStatusCondition`); appends it
+ * otherwise. Never mutates `conditions`. Setting an identical condition returns an equal list, so a
+ * status writer can compare and skip a no-op write.
+ */
+export function setCondition(
+  conditions: readonly StatusCondition[] | undefined,
+  condition: StatusConditionInput,
+  now: Date = new Date(),
+): StatusCondition[] {
+  const list = [...(conditions ?? [])];
+  const index = list.findIndex((c) => c.type === condition.type);
+  const existing = index >= 0 ? list[index] : undefined;
+  const transition =
+    existing !== undefined && existing.status === condition.status
+      ? existing.lastTransitionTime
+      : (condition.lastTransitionTime ?? now.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  const next: StatusCondition = { ...condition, lastTransitionTime: transition };
+  if (next.observedGeneration === undefined) delete next.observedGeneration;
+  if (index >= 0) list[index] = next;
+  else list.push(next);
+  return list;
+}
+
+/** A new conditions list without the condition of `type`. */
+export function removeCondition(
+  conditions: readonly StatusCondition[] | undefined,
+  type: string,
+): StatusCondition[] {
+  return (conditions ?? []).filter((c) => c.type !== type);
+}

@@ -1,0 +1,162 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** controller-runtime's reconcile-time buckets, so existing dashboards and SLOs keep working. */
+export const RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25,
+  1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+]);
+
+/** The `result` label values of `controller_runtime_reconcile_total`. */
+export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
+const RESULTS: readonly ReconcileResult[] = ['success', 'error', 'requeue', 'requeue_after'];
+
+/** The `event` label values of `reconcilekit_framework_event_duration_seconds`. */
+export type FrameworkEvent = 'update' | 'delete';
+const EVENTS: readonly FrameworkEvent[] = ['update', 'delete'];
+
+export interface ControllerMetricsOptions {
+  /** Registry the metrics are registered in (injected; several controllers may share one). */
+  registry: Registry;
+  /** Value of the `controller` label: the framework name. */
+  controller: string;
+}
+
+/**
+ * Metrics of one controller under controller-runtime's names and labels. Metrics are looked up in
+ * the registry before being created, so several frameworks can share a registry (each with its own
+ * `controller` label). Every label value is pre-initialised, so series exist from the first scrape.
+ */
+export class ControllerMetrics {
+  readonly controller: string;
+  private readonly reconcileTotal: Counter<'controller' | 'result'>;
+  private readonly reconcileErrors: Counter<'controller'>;
+  private readonly reconcileTimeouts: Counter<'controller'>;
+  private readonly reconcileTime: Histogram<'controller'>;
+  private readonly activeWorkers: Gauge<'controller'>;
+  private readonly maxConcurrent: Gauge<'controller'>;
+  private readonly eventDuration: Histogram<'controller' | 'event'>;
+  private readonly lastReconciled: Gauge<'controller'>;
+
+  constructor(options: ControllerMetricsOptions) {
+    const { registry, controller } = options;
+    this.controller = controller;
+    this.reconcileTotal = counter(
+      registry,
+      'controller_runtime_reconcile_total',
+      'Total number of reconciliations per controller',
+      ['controller', 'result'],
+    );
+    this.reconcileErrors = counter(
+      registry,
+      'controller_runtime_reconcile_errors_total',
+      'Total number of reconciliation errors per controller',
+      ['controller'],
+    );
+    this.reconcileTimeouts = counter(
+      registry,
+      'controller_runtime_reconcile_timeouts_total',
+      'Total number of reconciliation timeouts per controller',
+      ['controller'],
+    );
+    this.reconcileTime = histogram(
+      registry,
+      'controller_runtime_reconcile_time_seconds',
+      'Length of time per reconciliation per controller',
+      ['controller'],
+      RECONCILE_TIME_BUCKETS,
+    );
+    this.activeWorkers = gauge(
+      registry,
+      'controller_runtime_active_workers',
+      'Number of currently used workers per controller',
+      ['controller'],
+    );
+    this.maxConcurrent = gauge(
+      registry,
+      'controller_runtime_max_concurrent_reconciles',
+      'Maximum number of concurrent reconciles per controller',
+      ['controller'],
+    );
+    this.eventDuration = histogram(
+      registry,
+      'reconcilekit_framework_event_duration_seconds',
+      'Duration of one update or delete event handled by the framework',
+      ['controller', 'event'],
+      RECONCILE_TIME_BUCKETS,
+    );
+    this.lastReconciled = gauge(
+      registry,
+      'reconcilekit_controller_last_reconciled_timestamp_seconds',
+      'Unix time of the last successful reconciliation per controller',
+      ['controller'],
+    );
+
+    for (const result of RESULTS) this.reconcileTotal.inc({ controller, result }, 0);
+    this.reconcileErrors.inc({ controller }, 0);
+    this.reconcileTimeouts.inc({ controller }, 0);
+    this.reconcileTime.zero({ controller });
+    this.activeWorkers.set({ controller }, 0);
+    this.maxConcurrent.set({ controller }, 0);
+    for (const event of EVENTS) this.eventDuration.zero({ controller, event });
+    this.lastReconciled.set({ controller }, 0);
+  }
+
+  /** Records the configured worker count. */
+  setMaxConcurrentReconciles(workers: number): void {
+    this.maxConcurrent.set({ controller: this.controller }, workers);
+  }
+
+  /** A worker picked up a key. */
+  workerStarted(): void {
+    this.activeWorkers.inc({ controller: this.controller });
+  }
+
+  /** A worker finished a key. */
+  workerFinished(): void {
+    this.activeWorkers.dec({ controller: this.controller });
+  }
+
+  /** Records one finished reconciliation: its result, its duration, and the event path it took. */
+  observeReconcile(result: ReconcileResult, seconds: number, event?: FrameworkEvent): void {
+    const controller = this.controller;
+    this.reconcileTotal.inc({ controller, result });
+    this.reconcileTime.observe({ controller }, seconds);
+    if (event !== undefined) this.eventDuration.observe({ controller, event }, seconds);
+    if (result === 'error') this.reconcileErrors.inc({ controller });
+    else this.lastReconciled.set({ controller }, Date.now() / 1000);
+  }
+
+  /** A reconciliation was aborted by the per-reconcile timeout. */
+  observeTimeout(): void {
+    this.reconcileTimeouts.inc({ controller: this.controller });
+  }
+}
+
+function counter<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: L[],
+): Counter<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Counter) return existing;
+  return new Counter<L>({ name, help, labelNames, registers: [registry] });
+}
+
+function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: L[]): Gauge<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Gauge) return existing;
+  return new Gauge<L>({ name, help, labelNames, registers: [registry] });
+}
+
+function histogram<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: L[],
+  buckets: readonly number[],
+): Histogram<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Histogram) return existing;
+  return new Histogram<L>({ name, help, labelNames, buckets: [...buckets], registers: [registry] });
+}

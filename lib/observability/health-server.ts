@@ -1,0 +1,133 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+/** One named readiness or liveness check: returns undefined when fine, or the reason it is not. */
+export type HealthCheck = () => string | undefined;
+
+export interface HealthServerOptions {
+  /** Interface to bind. Default 127.0.0.1 (DEFAULT_HEALTH_HOST), so nothing is exposed unless asked. */
+  host: string;
+  /** Port to bind; 0 picks a free one (tests). */
+  port: number;
+  /** Registry served on /metrics. */
+  registry: Registry;
+  /** Checks behind /readyz (e.g. cache synced, leader or standby); all must pass. Default none. */
+  readinessChecks?: Record<string, HealthCheck>;
+  /** Checks behind /healthz (the process is alive and not stuck). Default none: answering is alive. */
+  livenessChecks?: Record<string, HealthCheck>;
+}
+
+/**
+ * `/healthz` (alive), `/readyz` (ready to do work) and `/metrics` (Prometheus text) over plain HTTP,
+ * as controller-runtime's probe and metrics endpoints. `?verbose` lists each check.
+ */
+export class HealthServer {
+  private readonly options: HealthServerOptions;
+  private server: Server | undefined;
+  private boundUrl: string | undefined;
+
+  constructor(options: HealthServerOptions) {
+    this.options = options;
+  }
+
+  /** The base URL once listening (`http://127.0.0.1:PORT`). */
+  get url(): string | undefined {
+    return this.boundUrl;
+  }
+
+  /** Binds and starts answering. Resolves with the base URL. */
+  async start(signal?: AbortSignal): Promise<string> {
+    if (this.boundUrl !== undefined) return this.boundUrl;
+    signal?.throwIfAborted();
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(err instanceof Error ? err.message : String(err));
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        server.close();
+        reject(signal?.reason instanceof Error ? signal.reason : new Error('health server start aborted'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      server.once('error', (err) => {
+        signal?.removeEventListener('abort', onAbort);
+        reject(err);
+      });
+      server.listen(this.options.port, this.options.host, () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.boundUrl = `http://${host}:${address.port}`;
+    return this.boundUrl;
+  }
+
+  /** Stops listening and drops open connections, so nothing keeps the process alive. */
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    this.boundUrl = undefined;
+    if (server === undefined) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+      server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { 'content-type': 'text/plain', allow: 'GET, HEAD' });
+      res.end('method not allowed\n');
+      return;
+    }
+    switch (url.pathname) {
+      case '/healthz':
+      case '/livez':
+        this.answerChecks(res, this.options.livenessChecks ?? {}, url.searchParams.has('verbose'));
+        return;
+      case '/readyz':
+        this.answerChecks(res, this.options.readinessChecks ?? {}, url.searchParams.has('verbose'));
+        return;
+      case '/metrics': {
+        const body = await this.options.registry.metrics();
+        res.writeHead(200, { 'content-type': this.options.registry.contentType });
+        res.end(body);
+        return;
+      }
+      default:
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('not found\n');
+    }
+  }
+
+  private answerChecks(res: ServerResponse, checks: Record<string, HealthCheck>, verbose: boolean): void {
+    const lines: string[] = [];
+    let ok = true;
+    for (const [name, check] of Object.entries(checks)) {
+      let reason: string | undefined;
+      try {
+        reason = check();
+      } catch (err) {
+        reason = err instanceof Error ? err.message : String(err);
+      }
+      if (reason === undefined) lines.push(`[+]${name} ok`);
+      else {
+        ok = false;
+        lines.push(`[-]${name} failed: ${reason}`);
+      }
+    }
+    res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' });
+    if (verbose || !ok)
+      res.end(`${lines.join('\n')}${lines.length > 0 ? '\n' : ''}${ok ? 'ok' : 'failed'}\n`);
+    else res.end('ok');
+  }
+}
