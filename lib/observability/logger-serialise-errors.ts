@@ -1,0 +1,40 @@
+import winston from 'winston';
+
+/** How deep nested causes of a logged error are written. */
+const MAX_CAUSE_DEPTH = 5;
+
+/** The JSON shape an `Error` takes in a log line. */
+export interface SerialisedError {
+  name: string;
+  message: string;
+  stack?: string;
+  cause?: unknown;
+}
+
+/** Turns an `Error` into plain JSON (name, message, stack, own enumerable fields, cause chain). */
+export function serialiseError(err: Error, depth = 0): SerialisedError {
+  const out: SerialisedError & Record<string, unknown> = {
+    ...(err as unknown as Record<string, unknown>),
+    name: err.name,
+    message: err.message,
+  };
+  if (err.stack !== undefined) out.stack = err.stack;
+  if (err.cause !== undefined) {
+    out.cause =
+      err.cause instanceof Error && depth < MAX_CAUSE_DEPTH
+        ? serialiseError(err.cause, depth + 1)
+        : err.cause;
+  }
+  return out;
+}
+
+/**
+ * Winston format replacing every top-level `Error` value in a line's meta by {@link serialiseError}
+ * (JSON.stringify would otherwise write `{}`).
+ */
+export const serialiseErrors = winston.format((info) => {
+  for (const [key, value] of Object.entries(info)) {
+    if (value instanceof Error) info[key] = serialiseError(value);
+  }
+  return info;
+});

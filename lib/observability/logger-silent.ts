@@ -1,0 +1,16 @@
+import type { Logger } from './logger.js';
+
+const noop = (): void => undefined;
+
+const SILENT: Logger = {
+  debug: noop,
+  info: noop,
+  warn: noop,
+  error: noop,
+  child: () => SILENT,
+};
+
+/** A {@link Logger} that drops everything; the default wherever a logger is optional. */
+export function silentLogger(): Logger {
+  return SILENT;
+}
