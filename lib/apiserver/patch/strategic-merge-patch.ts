@@ -1,7 +1,163 @@
 import type { KindRef } from './kind-ref.js';
+import { listStrategyFor } from './list-strategy.js';
+import { PatchError } from './patch-error.js';
+import { cloneJson, deleteKey, isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
 
 export type { KindRef } from './kind-ref.js';
 
-export function applyStrategicMergePatch(_target: unknown, _patch: unknown, _kind: KindRef): unknown {
-  throw new Error('not implemented');
+const PATCH = '$patch';
+const RETAIN_KEYS = '$retainKeys';
+const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList/';
+const SET_ELEMENT_ORDER = '$setElementOrder/';
+
+/**
+ * Strategic merge patch for built-in kinds: a JSON merge patch where lists with a merge key (see
+ * listStrategyFor) merge item by item, primitive merge lists (finalizers) are unions, and the directives
+ * `$patch: replace|delete|merge`, `$retainKeys`, `$deleteFromPrimitiveList/<field>` and
+ * `$setElementOrder/<field>` are obeyed and stripped. `null` deletes a key. Never mutates its inputs.
+ * Custom resources do not support it: the server answers 415 before calling this.
+ */
+export function applyStrategicMergePatch(target: unknown, patch: unknown, kind: KindRef): unknown {
+  if (!isJsonObject(patch)) {
+    throw new PatchError('strategic merge patch must be a JSON object', 400, 'BadRequest');
+  }
+  const result = mergeMap(isJsonObject(target) ? target : {}, patch, [], kind);
+  return result ?? {};
+}
+
+/** Merges a patch map into an original map; `undefined` means the map itself is deleted. */
+function mergeMap(
+  original: JsonObject,
+  patch: JsonObject,
+  path: string[],
+  kind: KindRef,
+): JsonObject | undefined {
+  const directive = patch[PATCH];
+  if (directive === 'delete') return undefined;
+  if (directive === 'replace') return stripDirectives(patch);
+  if (directive !== undefined && directive !== 'merge') {
+    throw new PatchError(`Unknown patch directive: ${JSON.stringify(directive)}`, 422, 'Invalid');
+  }
+  const result = cloneJson(original);
+  const retainKeys = patch[RETAIN_KEYS];
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === PATCH || key === RETAIN_KEYS || key.startsWith(SET_ELEMENT_ORDER) || value === undefined)
+      continue;
+    if (key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) {
+      const field = key.slice(DELETE_FROM_PRIMITIVE_LIST.length);
+      if (!Array.isArray(value)) {
+        throw new PatchError(`${key} must be a list of values`, 422, 'Invalid');
+      }
+      const current = result[field];
+      if (Array.isArray(current))
+        result[field] = current.filter((item) => !value.some((v) => jsonEqual(v, item)));
+      continue;
+    }
+    if (value === null) {
+      deleteKey(result, key);
+      continue;
+    }
+    const merged = mergeValue(result[key], value, [...path, key], kind);
+    if (merged === undefined) deleteKey(result, key);
+    else result[key] = merged;
+  }
+  if (retainKeys !== undefined) {
+    if (!Array.isArray(retainKeys)) throw new PatchError(`${RETAIN_KEYS} must be a list`, 422, 'Invalid');
+    for (const key of Object.keys(result)) if (!retainKeys.includes(key)) deleteKey(result, key);
+  }
+  for (const [key, order] of Object.entries(patch)) {
+    if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
+    const field = key.slice(SET_ELEMENT_ORDER.length);
+    const list = result[field];
+    if (Array.isArray(order) && Array.isArray(list))
+      result[field] = reorder(list, order, [...path, field], kind);
+  }
+  return result;
+}
+
+function mergeValue(original: unknown, patch: unknown, path: string[], kind: KindRef): unknown {
+  if (isJsonObject(patch)) return mergeMap(isJsonObject(original) ? original : {}, patch, path, kind);
+  if (Array.isArray(patch)) return mergeList(Array.isArray(original) ? original : [], patch, path, kind);
+  return cloneJson(patch);
+}
+
+function mergeList(original: unknown[], patch: unknown[], path: string[], kind: KindRef): unknown[] {
+  const strategy = listStrategyFor(path, kind);
+  const replace = patch.find((item) => isJsonObject(item) && item[PATCH] === 'replace');
+  if (replace !== undefined) {
+    return patch
+      .filter((item) => item !== replace)
+      .map((item) => (isJsonObject(item) ? stripDirectives(item) : item));
+  }
+  if (strategy.type === 'atomic')
+    return patch.map((item) => (isJsonObject(item) ? stripDirectives(item) : item));
+  if (strategy.type === 'set') {
+    const result = cloneJson(original);
+    for (const item of patch)
+      if (!result.some((existing) => jsonEqual(existing, item))) result.push(cloneJson(item));
+    return result;
+  }
+  const result = cloneJson(original);
+  for (const item of patch) {
+    if (!isJsonObject(item)) {
+      throw new PatchError(
+        `list ${path.join('.')} merges by "${strategy.key}": items must be objects`,
+        422,
+        'Invalid',
+      );
+    }
+    const keyValue = item[strategy.key];
+    if (keyValue === undefined && item[PATCH] !== 'delete') {
+      throw new PatchError(
+        `map: ${JSON.stringify(item)} does not contain declared merge key: ${strategy.key}`,
+        422,
+        'Invalid',
+      );
+    }
+    const index = result.findIndex(
+      (existing) => isJsonObject(existing) && jsonEqual(existing[strategy.key], keyValue),
+    );
+    if (item[PATCH] === 'delete') {
+      if (index >= 0) result.splice(index, 1);
+      continue;
+    }
+    const existing = index >= 0 ? result[index] : undefined;
+    const merged = mergeMap(isJsonObject(existing) ? existing : {}, item, path, kind);
+    if (index >= 0) {
+      if (merged === undefined) result.splice(index, 1);
+      else result[index] = merged;
+    } else if (merged !== undefined) {
+      result.push(merged);
+    }
+  }
+  return result;
+}
+
+/** Orders `list` as `$setElementOrder` says; items the order does not name keep their place at the end. */
+function reorder(list: unknown[], order: unknown[], path: string[], kind: KindRef): unknown[] {
+  const strategy = listStrategyFor(path, kind);
+  const identity = (item: unknown): unknown =>
+    strategy.type === 'map' && isJsonObject(item) ? item[strategy.key] : item;
+  const remaining = [...list];
+  const result: unknown[] = [];
+  for (const wanted of order) {
+    const index = remaining.findIndex((item) => jsonEqual(identity(item), identity(wanted)));
+    if (index >= 0) result.push(...remaining.splice(index, 1));
+  }
+  return [...result, ...remaining];
+}
+
+/** Removes every `$…` directive key from a map, recursively (for replaced subtrees). */
+function stripDirectives(value: JsonObject): JsonObject {
+  const result: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key.startsWith('$')) continue;
+    if (isJsonObject(child)) result[key] = stripDirectives(child);
+    else if (Array.isArray(child))
+      result[key] = child.map((item) =>
+        isJsonObject(item) ? stripDirectives(item) : cloneJson<unknown>(item),
+      );
+    else result[key] = cloneJson(child);
+  }
+  return result;
 }

@@ -1,0 +1,65 @@
+import type { KindRef } from './kind-ref.js';
+
+/**
+ * How a list merges in strategic merge patch and server-side apply:
+ * - `map`: items are objects identified by `key` (kube's patchMergeKey / x-kubernetes-list-map-keys);
+ * - `set`: a list of scalars merged as a union (kube's `patchStrategy: merge` on primitive lists);
+ * - `atomic`: the list is replaced as a whole.
+ */
+export type ListStrategy = { type: 'map'; key: string } | { type: 'set' } | { type: 'atomic' };
+
+const ATOMIC: ListStrategy = { type: 'atomic' };
+const SET: ListStrategy = { type: 'set' };
+
+function byKey(key: string): ListStrategy {
+  return { type: 'map', key };
+}
+
+/** Lists of built-in kinds merged by a key, by field name (derived from the Go types' patch tags). */
+const BUILT_IN_MAP_LISTS: Record<string, string> = {
+  containers: 'name',
+  initContainers: 'name',
+  ephemeralContainers: 'name',
+  env: 'name',
+  volumes: 'name',
+  volumeMounts: 'mountPath',
+  volumeDevices: 'devicePath',
+  imagePullSecrets: 'name',
+  secrets: 'name',
+  conditions: 'type',
+  hostAliases: 'ip',
+  topologySpreadConstraints: 'topologyKey',
+  resourceClaims: 'name',
+  taints: 'key',
+};
+
+const CONTAINER_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers']);
+
+/** True for the built-in API groups (core, no-dot groups such as apps/batch, and *.k8s.io). */
+export function isBuiltInGroup(group: string): boolean {
+  return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
+}
+
+/**
+ * The merge strategy of the list at `path` (field names from the object root, without list indices).
+ * `metadata.finalizers` (set) and `metadata.ownerReferences` (by uid) hold for every kind, custom
+ * resources included; other lists of custom resources (and of unknown kinds) are atomic.
+ */
+export function listStrategyFor(path: readonly string[], kind: KindRef | undefined): ListStrategy {
+  const field = path[path.length - 1] ?? '';
+  if (path.length === 2 && path[0] === 'metadata') {
+    if (field === 'finalizers') return SET;
+    if (field === 'ownerReferences') return byKey('uid');
+    return ATOMIC;
+  }
+  if (kind === undefined || !isBuiltInGroup(kind.group)) return ATOMIC;
+  if (field === 'ports') {
+    if (kind.kind === 'Service' && path.length === 2 && path[0] === 'spec') return byKey('port');
+    if (CONTAINER_LISTS.has(path[path.length - 2] ?? '')) return byKey('containerPort');
+    return ATOMIC;
+  }
+  if (field === 'addresses') return path.length === 2 && path[0] === 'status' ? byKey('type') : ATOMIC;
+  if (field === 'tolerations' || field === 'readinessGates' || field === 'envFrom') return ATOMIC;
+  const key = BUILT_IN_MAP_LISTS[field];
+  return key === undefined ? ATOMIC : byKey(key);
+}
