@@ -94,3 +94,87 @@ export { serialiseError, type SerialisedError } from './observability/logger-ser
 
 // --- engine: kube, watch, queue, observability, leader, framework (issue: Framework) ---
 export const VERSION = '0.1.0';
+// engine/plumbing: kube, watch, queue, leader
+export type { ResourceRef, ObjectRef } from './kube/resource-ref.js';
+export { loadKubeConfig, KubeConfigNotFoundError, isKubeConfigNotFound } from './kube/kube-config.js';
+export {
+  ApiError,
+  CONNECTION_ERROR_REASON,
+  isApiError,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isGone,
+  isForbidden,
+  isUnauthorized,
+  isTooManyRequests,
+  isServerError,
+  isConnectionError,
+  type ApiErrorInit,
+} from './kube/api-error.js';
+export {
+  KubeTransport,
+  DEFAULT_USER_AGENT,
+  DEFAULT_MAX_FREE_SOCKETS,
+  type KubeRequest,
+  type KubeTransportOptions,
+} from './kube/kube-transport.js';
+export {
+  ObjectClient,
+  DEFAULT_FIELD_MANAGER,
+  PATCH_CONTENT_TYPES,
+  type PatchType,
+  type ObjectClientOptions,
+  type ListOptions,
+  type ObjectList,
+  type WriteOptions,
+  type PatchOptions,
+  type DeleteOptions,
+  type WatchRequestOptions,
+} from './kube/object-client.js';
+export {
+  keepAliveConfiguration,
+  makeKeepAliveApiClient,
+  makeKeepAliveObjectApi,
+} from './kube/keep-alive-api.js';
+export { Store, objectKey, splitObjectKey } from './watch/store.js';
+export type { WatchEvent } from './watch/watch-event.js';
+export { WatcherMetrics, WATCH_EVENT_TYPES } from './watch/metrics.js';
+export {
+  DEFAULT_LIST_PAGE_SIZE,
+  DEFAULT_WATCH_BACKOFF_INITIAL_MS,
+  DEFAULT_WATCH_BACKOFF_FACTOR,
+  DEFAULT_WATCH_BACKOFF_MAX_MS,
+  DEFAULT_WATCH_BACKOFF_RESET_MS,
+  DEFAULT_WATCH_BACKOFF_JITTER,
+  DEFAULT_WATCH_TIMEOUT_RANGE_SECONDS,
+  DEFAULT_WATCH_CLIENT_GRACE_MS,
+  type WatcherOptions,
+} from './watch/watcher-options.js';
+export { Watcher } from './watch/watcher.js';
+export {
+  Informer,
+  CacheSyncTimeoutError,
+  isCacheSyncTimeout,
+  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+} from './watch/informer.js';
+export {
+  ExponentialRateLimiter,
+  DEFAULT_RATE_LIMIT_BASE_DELAY_MS,
+  DEFAULT_RATE_LIMIT_FACTOR,
+  DEFAULT_RATE_LIMIT_MAX_DELAY_MS,
+  type RateLimiter,
+  type ExponentialRateLimiterOptions,
+} from './queue/rate-limiter.js';
+export { WorkQueue, type WorkQueueOptions } from './queue/work-queue.js';
+export { WorkQueueMetrics } from './queue/metrics.js';
+export {
+  LeaderElector,
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  type LeaderElectorOptions,
+  type LeaderCallbacks,
+} from './leader/leader-elector.js';
+export { LeaderElectionMetrics } from './leader/metrics.js';
+// end engine/plumbing

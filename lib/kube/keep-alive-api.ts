@@ -1,0 +1,103 @@
+import {
+  KubernetesObjectApi,
+  ResponseContext,
+  ServerConfiguration,
+  createConfiguration,
+  wrapHttpLibrary,
+  type Configuration,
+  type KubeConfig,
+  type RequestContext,
+} from '@kubernetes/client-node';
+import { connectionError } from './api-error.js';
+import { KubeTransport } from './kube-transport.js';
+import type { ObjectClient } from './object-client.js';
+
+/**
+ * A client-node `Configuration` whose requests all go over `source`'s shared keep-alive agent, with the
+ * kubeconfig's credentials. client-node's default path (`kc.makeApiClient`) builds a new `https.Agent`
+ * for every request (see docs/http-client.md); this one reuses connections.
+ */
+export function keepAliveConfiguration(source: ObjectClient | KubeTransport): Configuration {
+  const transport = source instanceof KubeTransport ? source : source.transport;
+  const httpApi = wrapHttpLibrary({
+    async send(request: RequestContext): Promise<ResponseContext> {
+      const url = new URL(request.getUrl());
+      const body = request.getBody();
+      if (body !== undefined && typeof body !== 'string') {
+        throw new TypeError('keep-alive client-node transport sends string bodies only (no form data)');
+      }
+      const headers = { ...request.getHeaders() };
+      if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
+      const res = await transport.openUrl(
+        url,
+        request.getHttpMethod(),
+        headers,
+        body,
+        await transport.agent(),
+        request.getSignal(),
+      );
+      const data = new Promise<Buffer>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          resolve(Buffer.concat(chunks));
+        });
+        res.on('error', (err) => {
+          reject(
+            connectionError(err, `${request.getHttpMethod()} ${url.pathname}: reading the response failed`),
+          );
+        });
+      });
+      // Read eagerly so the socket returns to the pool even if the caller never reads the body.
+      data.catch(() => undefined);
+      const responseHeaders: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      return new ResponseContext(res.statusCode ?? 0, responseHeaders, {
+        binary: () => data,
+        text: async () => (await data).toString('utf8'),
+      });
+    },
+  });
+  return createConfiguration({
+    baseServer: new ServerConfiguration(transport.server.href.replace(/\/$/, ''), {}),
+    httpApi,
+    authMethods: {
+      default: {
+        getName: () => 'reconcilekit-kubeconfig',
+        async applySecurityAuthentication(context: RequestContext): Promise<void> {
+          for (const [name, value] of Object.entries(await transport.headers())) {
+            context.setHeaderParam(name, value);
+          }
+        },
+      },
+    },
+  });
+}
+
+/**
+ * Any generated client-node API (e.g. `CoreV1Api`, `CustomObjectsApi`) on the shared keep-alive agent:
+ * `makeKeepAliveApiClient(client, CoreV1Api)`.
+ */
+export function makeKeepAliveApiClient<T>(
+  source: ObjectClient | KubeTransport,
+  apiClientType: new (configuration: Configuration) => T,
+): T {
+  return new apiClientType(keepAliveConfiguration(source));
+}
+
+/**
+ * A client-node `KubernetesObjectApi` on the shared keep-alive agent, with the kubeconfig context's
+ * default namespace. Remember to pass the patch strategy explicitly (its default is strategic merge).
+ */
+export function makeKeepAliveObjectApi(source: ObjectClient | KubeTransport): KubernetesObjectApi {
+  return new KeepAliveObjectApi(keepAliveConfiguration(source), source.kubeConfig);
+}
+
+class KeepAliveObjectApi extends KubernetesObjectApi {
+  constructor(configuration: Configuration, kc: KubeConfig) {
+    super(configuration);
+    this.setDefaultNamespace(kc);
+  }
+}

@@ -1,0 +1,352 @@
+import type http from 'node:http';
+import type https from 'node:https';
+import { createInterface } from 'node:readline';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { ApiError } from './api-error.js';
+import { KubeTransport, toApiError } from './kube-transport.js';
+import type { ObjectRef, ResourceRef } from './resource-ref.js';
+
+/** Field manager sent with every write unless the call says otherwise. */
+export const DEFAULT_FIELD_MANAGER = 'reconcilekit';
+
+/** Patch flavours and their content types; always explicit (client-node's defaults are traps). */
+export const PATCH_CONTENT_TYPES = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+
+/** A patch flavour: JSON merge patch, JSON Patch, strategic merge patch, or server-side apply. */
+export type PatchType = keyof typeof PATCH_CONTENT_TYPES;
+
+/** What {@link ObjectClient}'s constructor takes. */
+export interface ObjectClientOptions {
+  /** Server, TLS and credentials (client-node `KubeConfig`). */
+  kubeConfig: KubeConfig;
+  /** Agent for every non-watch request. Default: one keep-alive agent with the kubeconfig's TLS. */
+  agent?: http.Agent | https.Agent;
+  /** `User-Agent` header. Default: `reconcilekit`. */
+  userAgent?: string;
+  /** Field manager for writes. Default: {@link DEFAULT_FIELD_MANAGER}, so managedFields name us. */
+  fieldManager?: string;
+  /** Aborts every request of this client when aborted (in addition to per-call signals). */
+  signal?: AbortSignal;
+}
+
+/** Options of a list. */
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  signal?: AbortSignal;
+}
+
+/** A list answer: the items (with apiVersion/kind filled in) and the list metadata. */
+export interface ObjectList<T> {
+  items: T[];
+  metadata: { resourceVersion: string; continue?: string };
+}
+
+/** Options of a write. */
+export interface WriteOptions {
+  fieldManager?: string;
+  signal?: AbortSignal;
+}
+
+/** Options of a patch. */
+export interface PatchOptions extends WriteOptions {
+  /** Patch the status subresource. */
+  subresource?: 'status';
+  /** Server-side apply only: take ownership of conflicting fields. */
+  force?: boolean;
+}
+
+/** Options of a delete. */
+export interface DeleteOptions {
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  signal?: AbortSignal;
+}
+
+/** Options of a watch request. */
+export interface WatchRequestOptions {
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Ends the watch (the promise resolves) when aborted. */
+  signal: AbortSignal;
+}
+
+interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+/**
+ * Generic CRUD + watch client for any kind, over one shared keep-alive agent (watches use their own
+ * connections). Patch content types are always explicit. Errors are {@link ApiError}.
+ */
+export class ObjectClient {
+  readonly kubeConfig: KubeConfig;
+  readonly transport: KubeTransport;
+  private readonly fieldManager: string;
+  private readonly signal: AbortSignal | undefined;
+  private readonly discovery = new Map<string, Promise<ApiResource[]>>();
+  private watchAgent: http.Agent | undefined;
+
+  constructor(options: ObjectClientOptions) {
+    this.kubeConfig = options.kubeConfig;
+    this.transport = new KubeTransport(options);
+    this.fieldManager = options.fieldManager ?? DEFAULT_FIELD_MANAGER;
+    this.signal = options.signal;
+  }
+
+  /** Plural and scope of a kind, through discovery (cached; re-discovered once on a miss). */
+  async resolve(ref: { apiVersion: string; kind: string }): Promise<{ plural: string; namespaced: boolean }> {
+    for (const fresh of [false, true]) {
+      if (fresh) this.discovery.delete(ref.apiVersion);
+      let pending = this.discovery.get(ref.apiVersion);
+      if (pending === undefined) {
+        pending = this.discover(ref.apiVersion);
+        this.discovery.set(ref.apiVersion, pending);
+        pending.catch(() => this.discovery.delete(ref.apiVersion));
+      }
+      const found = (await pending).find((r) => r.kind === ref.kind && !r.name.includes('/'));
+      if (found !== undefined) return { plural: found.name, namespaced: found.namespaced };
+    }
+    throw new ApiError({
+      code: 404,
+      reason: 'NotFound',
+      message: `kind ${ref.kind} is not served by ${ref.apiVersion} (is its CRD installed and established?)`,
+    });
+  }
+
+  private async discover(apiVersion: string): Promise<ApiResource[]> {
+    const path = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
+    try {
+      const list = (await this.transport.request({ method: 'GET', path, signal: this.signal })) as {
+        resources?: ApiResource[];
+      };
+      return list.resources ?? [];
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 404) return [];
+      throw e;
+    }
+  }
+
+  /** URL path of a collection (`name` undefined) or one object, with an optional subresource. */
+  async path(ref: ResourceRef, name?: string, subresource?: string): Promise<string> {
+    let plural = ref.plural;
+    let namespaced = ref.namespace !== undefined;
+    if (plural === undefined) ({ plural, namespaced } = await this.resolve(ref));
+    const prefix = ref.apiVersion === 'v1' ? '/api/v1' : `/apis/${ref.apiVersion}`;
+    const ns =
+      namespaced && ref.namespace !== undefined ? `/namespaces/${encodeURIComponent(ref.namespace)}` : '';
+    const obj = name === undefined ? '' : `/${encodeURIComponent(name)}`;
+    const sub = subresource === undefined ? '' : `/${subresource}`;
+    return `${prefix}${ns}/${plural}${obj}${sub}`;
+  }
+
+  private signalOf(signal?: AbortSignal): AbortSignal | undefined {
+    if (signal === undefined) return this.signal;
+    if (this.signal === undefined) return signal;
+    return AbortSignal.any([signal, this.signal]);
+  }
+
+  async get<T extends KubernetesObject = KubernetesObject>(
+    ref: ObjectRef,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<T> {
+    const path = await this.path(ref, ref.name);
+    return (await this.transport.request({ method: 'GET', path, signal: this.signalOf(opts.signal) })) as T;
+  }
+
+  async list<T extends KubernetesObject = KubernetesObject>(
+    ref: ResourceRef,
+    opts: ListOptions = {},
+  ): Promise<ObjectList<T>> {
+    const path = await this.path(ref);
+    const query = {
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
+      limit: opts.limit,
+      continue: opts.continue,
+      resourceVersion: opts.resourceVersion,
+    };
+    const list = (await this.transport.request({
+      method: 'GET',
+      path,
+      query,
+      signal: this.signalOf(opts.signal),
+    })) as { items?: T[] | null; metadata?: { resourceVersion?: string; continue?: string } };
+    const items = (list.items ?? []).map((item) => ({ apiVersion: ref.apiVersion, kind: ref.kind, ...item }));
+    const metadata: ObjectList<T>['metadata'] = { resourceVersion: list.metadata?.resourceVersion ?? '' };
+    if (list.metadata?.continue !== undefined && list.metadata.continue !== '') {
+      metadata.continue = list.metadata.continue;
+    }
+    return { items, metadata };
+  }
+
+  async create<T extends KubernetesObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
+    const path = await this.path(refOf(obj));
+    return (await this.transport.request({
+      method: 'POST',
+      path,
+      query: { fieldManager: opts.fieldManager ?? this.fieldManager },
+      body: obj,
+      signal: this.signalOf(opts.signal),
+    })) as T;
+  }
+
+  async replace<T extends KubernetesObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
+    return this.put(obj, undefined, opts);
+  }
+
+  async replaceStatus<T extends KubernetesObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
+    return this.put(obj, 'status', opts);
+  }
+
+  private async put<T extends KubernetesObject>(
+    obj: T,
+    sub: string | undefined,
+    opts: WriteOptions,
+  ): Promise<T> {
+    const ref = refOf(obj);
+    const path = await this.path(ref, ref.name, sub);
+    return (await this.transport.request({
+      method: 'PUT',
+      path,
+      query: { fieldManager: opts.fieldManager ?? this.fieldManager },
+      body: obj,
+      signal: this.signalOf(opts.signal),
+    })) as T;
+  }
+
+  async patch<T extends KubernetesObject = KubernetesObject>(
+    ref: ObjectRef,
+    body: unknown,
+    type: PatchType,
+    opts: PatchOptions = {},
+  ): Promise<T> {
+    const path = await this.path(ref, ref.name, opts.subresource);
+    return (await this.transport.request({
+      method: 'PATCH',
+      path,
+      query: {
+        fieldManager: opts.fieldManager ?? this.fieldManager,
+        force: type === 'apply' ? opts.force : undefined,
+      },
+      body,
+      contentType: PATCH_CONTENT_TYPES[type],
+      signal: this.signalOf(opts.signal),
+    })) as T;
+  }
+
+  async delete(ref: ObjectRef, opts: DeleteOptions = {}): Promise<void> {
+    const path = await this.path(ref, ref.name);
+    const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+    if (opts.propagationPolicy !== undefined) body.propagationPolicy = opts.propagationPolicy;
+    if (opts.preconditions !== undefined) body.preconditions = opts.preconditions;
+    await this.transport.request({ method: 'DELETE', path, body, signal: this.signalOf(opts.signal) });
+  }
+
+  /**
+   * Opens one watch on its own connection and calls `onEvent` per event (BOOKMARK and ERROR included).
+   * Resolves when the server ends the stream or `opts.signal` aborts; rejects with {@link ApiError} on an
+   * HTTP error or a broken connection, and with the handler's error if `onEvent` throws.
+   */
+  async watch(
+    ref: ResourceRef,
+    opts: WatchRequestOptions,
+    onEvent: (type: string, object: KubernetesObject) => void,
+  ): Promise<void> {
+    if (opts.signal.aborted) return;
+    const path = await this.path(ref);
+    const query = {
+      watch: true,
+      resourceVersion: opts.resourceVersion,
+      allowWatchBookmarks: opts.allowWatchBookmarks,
+      timeoutSeconds: opts.timeoutSeconds,
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
+    };
+    this.watchAgent ??= this.transport.createAgent(false);
+    const local = new AbortController();
+    const signal = AbortSignal.any([opts.signal, local.signal, ...(this.signal ? [this.signal] : [])]);
+    let res: http.IncomingMessage;
+    try {
+      res = await this.transport.open({ method: 'GET', path, query, signal }, this.watchAgent);
+    } catch (e) {
+      if (signal.aborted) return;
+      throw e;
+    }
+    const status = res.statusCode ?? 0;
+    if (status !== 200) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      throw toApiError(status, Buffer.concat(chunks).toString('utf8'), res.headers, `watch ${path}`);
+    }
+    await new Promise<void>((resolve, reject) => {
+      let failure: unknown;
+      const lines = createInterface({ input: res, crlfDelay: Infinity });
+      lines.on('line', (line) => {
+        if (failure !== undefined || line.trim() === '') return;
+        let event: { type?: unknown; object?: unknown };
+        try {
+          event = JSON.parse(line) as { type?: unknown; object?: unknown };
+        } catch (e) {
+          failure = new ApiError({
+            code: 0,
+            reason: 'BadWatchEvent',
+            message: `undecodable watch line`,
+            cause: e,
+          });
+          local.abort();
+          return;
+        }
+        try {
+          onEvent(String(event.type), event.object as KubernetesObject);
+        } catch (e) {
+          failure = e;
+          local.abort();
+        }
+      });
+      const finish = (err?: unknown): void => {
+        if (failure !== undefined)
+          reject(
+            failure instanceof Error ? failure : new Error('watch event handler failed', { cause: failure }),
+          );
+        else if (err !== undefined && !signal.aborted) {
+          reject(
+            new ApiError({ code: 0, reason: 'ConnectionError', message: `watch ${path} broke`, cause: err }),
+          );
+        } else resolve();
+      };
+      res.on('error', finish);
+      lines.on('close', () => {
+        finish(res.complete || signal.aborted ? undefined : new Error('stream ended before completion'));
+      });
+    });
+  }
+
+  /** Releases idle sockets. Open watches end through their own signals. */
+  close(): void {
+    this.transport.close();
+    this.watchAgent?.destroy();
+  }
+}
+
+function refOf(obj: KubernetesObject): ObjectRef {
+  if (obj.apiVersion === undefined || obj.kind === undefined || obj.metadata?.name === undefined) {
+    throw new TypeError('object needs apiVersion, kind and metadata.name');
+  }
+  const ref: ObjectRef = { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name };
+  if (obj.metadata.namespace !== undefined) ref.namespace = obj.metadata.namespace;
+  return ref;
+}

@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { V1ObjectMeta, type KubernetesObject } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { abortableSleep } from '../kube/abortable-sleep.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-error.js';
+import type { ObjectClient } from '../kube/object-client.js';
+import type { ObjectRef } from '../kube/resource-ref.js';
+import type { Logger } from '../observability/logger.js';
+import { LeaderElectionMetrics } from './metrics.js';
+
+/** How long a lease is valid without renewal. 15 s, as client-go/controller-runtime. */
+export const DEFAULT_LEASE_DURATION_MS = 15_000;
+/** The leader gives up if it could not renew for this long. 10 s (must be < lease duration). */
+export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
+/** Pause between acquire/renew attempts. 2 s. */
+export const DEFAULT_RETRY_PERIOD_MS = 2_000;
+
+/** Options of {@link LeaderElector}. */
+export interface LeaderElectorOptions {
+  /** Client for the coordination.k8s.io/v1 Lease. */
+  client: ObjectClient;
+  /** Name of the Lease object (one per operator). */
+  leaseName: string;
+  /** Namespace of the Lease. */
+  namespace: string;
+  /** This candidate's identity. Default: `<hostname>_<uuid>`, unique per process. */
+  identity?: string;
+  /** Lease validity. Default {@link DEFAULT_LEASE_DURATION_MS}. */
+  leaseDurationMs?: number;
+  /** How long the leader keeps trying to renew before it steps down. Default {@link DEFAULT_RENEW_DEADLINE_MS}. */
+  renewDeadlineMs?: number;
+  /** Pause between attempts. Default {@link DEFAULT_RETRY_PERIOD_MS}. */
+  retryPeriodMs?: number;
+  /** Where transitions are logged. */
+  logger: Logger;
+  /** Registry for `leader_election_master_status`. Default: none. */
+  registry?: Registry;
+}
+
+/** What {@link LeaderElector.run} calls. */
+export interface LeaderCallbacks {
+  /** Became leader; `leaderSignal` aborts when leadership ends (lost, or run stopped). */
+  onStartedLeading(leaderSignal: AbortSignal): void;
+  /** Leadership ended. */
+  onStoppedLeading(): void;
+  /** Another (or this) candidate was observed holding the lease. */
+  onNewLeader?(identity: string): void;
+}
+
+interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+type Lease = KubernetesObject & { spec?: LeaseSpec };
+
+/** Reads `signal.aborted` afresh (it changes across awaits; TypeScript narrows it as if it could not). */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
+function leaseMetadata(name: string, namespace: string): V1ObjectMeta {
+  const metadata = new V1ObjectMeta();
+  metadata.name = name;
+  metadata.namespace = namespace;
+  return metadata;
+}
+
+/** Kubernetes MicroTime: RFC 3339 with 6 fractional digits. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+}
+
+/**
+ * Lease-based leader election (coordination.k8s.io/v1), client-go's algorithm: expiry is judged by the
+ * local time at which the lease record was last seen to change (no clock-skew trust), renewals are
+ * resourceVersion-guarded, and `release()` empties the holder so a standby takes over at once.
+ *
+ * Guarantee: at most one candidate believes it leads, provided clocks advance at similar rates and the
+ * leader stops work when `leaderSignal` aborts (it aborts `renewDeadlineMs` after the last renewal at
+ * the latest, before the lease can expire for others).
+ */
+export class LeaderElector {
+  readonly identity: string;
+  private readonly options: LeaderElectorOptions;
+  private readonly logger: Logger;
+  private readonly ref: ObjectRef;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly metrics: LeaderElectionMetrics | undefined;
+  private observedRecord = '';
+  private observedTime = 0;
+  private observedHolder = '';
+  private lease: Lease | undefined;
+  private leading = false;
+
+  constructor(options: LeaderElectorOptions) {
+    this.options = options;
+    this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
+    this.leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
+    this.retryPeriodMs = options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
+    if (!(this.leaseDurationMs > this.renewDeadlineMs && this.renewDeadlineMs > this.retryPeriodMs)) {
+      throw new RangeError('leader election needs leaseDurationMs > renewDeadlineMs > retryPeriodMs');
+    }
+    this.logger = options.logger.child({ lease: `${options.namespace}/${options.leaseName}` });
+    this.ref = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      plural: 'leases',
+      namespace: options.namespace,
+      name: options.leaseName,
+    };
+    this.metrics = options.registry ? LeaderElectionMetrics.for(options.registry) : undefined;
+    this.metrics?.masterStatus.set({ name: options.leaseName }, 0);
+  }
+
+  /** True while this candidate holds the lease. */
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /**
+   * Campaigns until `signal` aborts: acquire, lead (renewing), and after a loss campaign again.
+   * On abort it stops leading, releases the lease and resolves.
+   */
+  async run(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<void> {
+    while (!signal.aborted) {
+      if (!(await this.acquire(signal, callbacks))) break;
+      const leader = new AbortController();
+      this.setLeading(true);
+      this.logger.info('became leader', { identity: this.identity });
+      try {
+        callbacks.onStartedLeading(leader.signal);
+      } catch (err) {
+        this.logger.error('onStartedLeading threw', { err });
+      }
+      await this.renewLoop(signal);
+      this.setLeading(false);
+      leader.abort(new Error('leadership lost'));
+      try {
+        callbacks.onStoppedLeading();
+      } catch (err) {
+        this.logger.error('onStoppedLeading threw', { err });
+      }
+      if (isAborted(signal)) await this.release();
+      else this.logger.warn('lost leadership; campaigning again', { identity: this.identity });
+    }
+  }
+
+  /** Gives the lease up (holder emptied) if this candidate holds it, so a standby takes over at once. */
+  async release(): Promise<void> {
+    const lease = this.lease;
+    if (lease?.spec?.holderIdentity !== this.identity) return;
+    const now = Date.now();
+    const released: Lease = {
+      ...lease,
+      spec: {
+        ...lease.spec,
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+      },
+    };
+    try {
+      this.lease = await this.options.client.replace(released, {
+        signal: AbortSignal.timeout(this.renewDeadlineMs),
+      });
+      this.setLeading(false);
+      this.logger.info('released the lease', { identity: this.identity });
+    } catch (err) {
+      this.logger.warn('could not release the lease; it expires on its own', { err });
+    }
+  }
+
+  private setLeading(leading: boolean): void {
+    this.leading = leading;
+    this.metrics?.masterStatus.set({ name: this.options.leaseName }, leading ? 1 : 0);
+  }
+
+  private async acquire(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<boolean> {
+    while (!signal.aborted) {
+      if (await this.tryAcquireOrRenew(signal, callbacks)) return true;
+      await abortableSleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
+    }
+    return false;
+  }
+
+  private async renewLoop(signal: AbortSignal): Promise<void> {
+    let lastRenew = Date.now();
+    while (!signal.aborted) {
+      await abortableSleep(this.retryPeriodMs, signal);
+      if (isAborted(signal)) return;
+      const attempt = AbortSignal.any([signal, AbortSignal.timeout(this.renewDeadlineMs)]);
+      if (await this.tryAcquireOrRenew(attempt)) lastRenew = Date.now();
+      else if (
+        Date.now() - lastRenew >= this.renewDeadlineMs ||
+        this.lease?.spec?.holderIdentity !== this.identity
+      ) {
+        return;
+      }
+    }
+  }
+
+  private observe(lease: Lease, callbacks?: LeaderCallbacks): void {
+    const record = JSON.stringify(lease.spec ?? {});
+    if (record !== this.observedRecord) {
+      this.observedRecord = record;
+      this.observedTime = Date.now();
+    }
+    this.lease = lease;
+    const holder = lease.spec?.holderIdentity ?? '';
+    if (holder !== this.observedHolder) {
+      this.observedHolder = holder;
+      if (holder !== '') {
+        this.logger.debug('new leader observed', { holder });
+        try {
+          callbacks?.onNewLeader?.(holder);
+        } catch (err) {
+          this.logger.error('onNewLeader threw', { err });
+        }
+      }
+    }
+  }
+
+  private async tryAcquireOrRenew(signal: AbortSignal, callbacks?: LeaderCallbacks): Promise<boolean> {
+    const { client } = this.options;
+    const now = Date.now();
+    const spec = (acquireTime: string, transitions: number): LeaseSpec => ({
+      holderIdentity: this.identity,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      acquireTime,
+      renewTime: microTime(now),
+      leaseTransitions: transitions,
+    });
+    try {
+      let current: Lease;
+      try {
+        current = await client.get<Lease>(this.ref, { signal });
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        const created = await client.create<Lease>(
+          {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: leaseMetadata(this.ref.name, this.options.namespace),
+            spec: spec(microTime(now), 0),
+          },
+          { signal },
+        );
+        this.observe(created, callbacks);
+        return true;
+      }
+      this.observe(current, callbacks);
+      const holder = current.spec?.holderIdentity ?? '';
+      const durationMs = (current.spec?.leaseDurationSeconds ?? 0) * 1000;
+      if (holder !== '' && holder !== this.identity && this.observedTime + durationMs > now) return false;
+      const mine = holder === this.identity;
+      const updated = await client.replace<Lease>(
+        {
+          ...current,
+          spec: spec(
+            mine ? (current.spec?.acquireTime ?? microTime(now)) : microTime(now),
+            (current.spec?.leaseTransitions ?? 0) + (mine ? 0 : 1),
+          ),
+        },
+        { signal },
+      );
+      this.observe(updated, callbacks);
+      return true;
+    } catch (err) {
+      if (!isConflict(err) && !isAlreadyExists(err) && !signal.aborted) {
+        this.logger.warn('lease acquire/renew failed', { err });
+      }
+      return false;
+    }
+  }
+}

@@ -1,0 +1,256 @@
+import type { Registry } from 'prom-client';
+import { WorkQueueMetrics, type QueueProbe } from './metrics.js';
+import { ExponentialRateLimiter, type RateLimiter } from './rate-limiter.js';
+
+/** Options of {@link WorkQueue}. */
+export interface WorkQueueOptions {
+  /** Queue name, the `name` label of the workqueue_* metrics (controller-runtime uses the controller name). */
+  name: string;
+  /** The `controller` label. Default: `name`. */
+  controller?: string;
+  /** Per-key retry delays for `addRateLimited`. Default: `new ExponentialRateLimiter()` (5 ms ×2, cap 1000 s). */
+  rateLimiter?: RateLimiter;
+  /** Registry for the workqueue_* metrics. Default: none (no metrics). Never the global registry. */
+  registry?: Registry;
+  /** Clock in ms, for metrics. Default: `Date.now` (fake timers replace it in tests). */
+  now?: () => number;
+}
+
+interface Waiter<K> {
+  resolve(key: K | undefined): void;
+}
+
+/**
+ * A work queue with client-go's guarantees:
+ * - **dedup while waiting**: a key added N times before a worker takes it is handed out once;
+ * - **per-key exclusivity**: a key handed out by `get` is not handed out again until `done(key)`;
+ * - **no lost change**: a key added while it is being processed is queued again once on `done`;
+ * - **delayed adds**: `addAfter` keeps the earliest pending time per key; `addRateLimited` uses the
+ *   rate limiter's per-key backoff, which `forget` resets.
+ *
+ * Workers loop `key = await get(); try { … } finally { done(key) }` until `get` returns undefined.
+ */
+export class WorkQueue<K extends string = string> {
+  private readonly queue: K[] = [];
+  private head = 0;
+  private readonly dirty = new Set<K>();
+  private readonly processing = new Map<K, number>();
+  private readonly addedAt = new Map<K, number>();
+  private readonly delayed = new Map<K, { at: number; timer: NodeJS.Timeout }>();
+  private readonly waiters: Waiter<K>[] = [];
+  private readonly rateLimiter: RateLimiter;
+  private readonly metrics: WorkQueueMetrics | undefined;
+  private readonly probe: QueueProbe;
+  private readonly clock: () => number;
+  private shutdown = false;
+  private draining = false;
+  private drained: (() => void) | undefined;
+
+  constructor(options: WorkQueueOptions) {
+    this.rateLimiter = options.rateLimiter ?? new ExponentialRateLimiter();
+    this.clock = options.now ?? (() => Date.now());
+    const processing = this.processing;
+    const clock = this.clock;
+    this.probe = {
+      labels: { name: options.name, controller: options.controller ?? options.name },
+      processingStarts: () => processing.values(),
+      now: clock,
+    };
+    if (options.registry !== undefined) {
+      this.metrics = WorkQueueMetrics.for(options.registry);
+      this.metrics.attach(this.probe);
+    }
+  }
+
+  /** True once `shutDown` or `shutDownWithDrain` was called; adds are ignored from then on. */
+  get shuttingDown(): boolean {
+    return this.shutdown;
+  }
+
+  /** Marks `key` as needing processing (no-op if it already waits, or during shutdown). */
+  add(key: K): void {
+    if (this.shutdown) return;
+    if (this.dirty.has(key)) return;
+    this.dirty.add(key);
+    this.addedAt.set(key, this.clock());
+    this.metrics?.adds.inc(this.probe.labels);
+    if (this.processing.has(key)) return;
+    this.push(key);
+  }
+
+  private push(key: K): void {
+    const waiter = this.waiters.shift();
+    if (waiter !== undefined) {
+      this.take(key);
+      waiter.resolve(key);
+      return;
+    }
+    this.queue.push(key);
+    this.metrics?.depth.inc(this.probe.labels);
+  }
+
+  private take(key: K): K {
+    const now = this.clock();
+    this.dirty.delete(key);
+    this.processing.set(key, now);
+    const added = this.addedAt.get(key);
+    this.addedAt.delete(key);
+    if (added !== undefined) this.metrics?.queueDuration.observe(this.probe.labels, (now - added) / 1000);
+    return key;
+  }
+
+  /** Adds `key` after `delayMs` (immediately if ≤ 0); an earlier pending delayed add of `key` wins. */
+  addAfter(key: K, delayMs: number): void {
+    if (this.shutdown) return;
+    if (!(delayMs > 0)) {
+      this.add(key);
+      return;
+    }
+    const at = this.clock() + delayMs;
+    const pending = this.delayed.get(key);
+    if (pending !== undefined) {
+      if (pending.at <= at) return;
+      clearTimeout(pending.timer);
+    }
+    const timer = setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, delayMs);
+    this.delayed.set(key, { at, timer });
+  }
+
+  /** Adds `key` after the rate limiter's next backoff for it, and counts a retry. */
+  addRateLimited(key: K): void {
+    if (this.shutdown) return;
+    this.metrics?.retries.inc(this.probe.labels);
+    this.addAfter(key, this.rateLimiter.when(key));
+  }
+
+  /** Resets `key`'s backoff (call after a success). Does not cancel a pending delayed add. */
+  forget(key: K): void {
+    this.rateLimiter.forget(key);
+  }
+
+  /** Failures counted for `key` since the last `forget`. */
+  numRequeues(key: K): number {
+    return this.rateLimiter.numRequeues(key);
+  }
+
+  /**
+   * The next key to process; waits while the queue is empty. Resolves undefined when the queue shuts down
+   * (after `shutDownWithDrain`: once nothing queued is left) or when `signal` aborts.
+   */
+  get(signal?: AbortSignal): Promise<K | undefined> {
+    if (this.head < this.queue.length && (!this.shutdown || this.draining)) {
+      const key = this.queue[this.head] as K;
+      this.head += 1;
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue.splice(0, this.head);
+        this.head = 0;
+      }
+      this.metrics?.depth.dec(this.probe.labels);
+      return Promise.resolve(this.take(key));
+    }
+    if (this.shutdown || signal?.aborted === true) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const waiter: Waiter<K> = {
+        resolve: (key) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(key);
+        },
+      };
+      const onAbort = (): void => {
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) this.waiters.splice(index, 1);
+        resolve(undefined);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Ends processing of `key`; if it was added meanwhile it is queued again (once). */
+  done(key: K): void {
+    const started = this.processing.get(key);
+    if (started === undefined) return;
+    this.processing.delete(key);
+    this.metrics?.workDuration.observe(this.probe.labels, (this.clock() - started) / 1000);
+    if (this.dirty.has(key)) {
+      // During shutdown a changed key is not run again: the next leader or start relists anyway.
+      if (this.shutdown) this.dirty.delete(key);
+      else this.push(key);
+    }
+    this.checkDrained();
+  }
+
+  /** Keys waiting to be handed out (not counting delayed or in-process keys). */
+  len(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Keys being processed right now. */
+  processingCount(): number {
+    return this.processing.size;
+  }
+
+  /** Stops at once: adds are ignored, pending delays dropped, and every `get` returns undefined. */
+  shutDown(): void {
+    if (!this.shutdown) {
+      this.shutdown = true;
+      this.stopIntake();
+    }
+    this.draining = false;
+    this.releaseWaiters();
+    this.checkDrained();
+  }
+
+  /**
+   * Stops intake (adds ignored, pending delays dropped) but keeps handing out already-queued keys; resolves
+   * once nothing is queued or processing, or when `signal` aborts (then it shuts down at once).
+   */
+  shutDownWithDrain(signal?: AbortSignal): Promise<void> {
+    if (!this.shutdown) {
+      this.shutdown = true;
+      this.draining = true;
+      this.stopIntake();
+    }
+    const done = new Promise<void>((resolve) => {
+      const previous = this.drained;
+      this.drained = () => {
+        previous?.();
+        resolve();
+      };
+    });
+    const giveUp = (): void => {
+      this.shutDown();
+      this.resolveDrained();
+    };
+    if (signal?.aborted === true) giveUp();
+    else signal?.addEventListener('abort', giveUp, { once: true });
+    this.checkDrained();
+    return done;
+  }
+
+  private stopIntake(): void {
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
+    this.metrics?.detach(this.probe);
+  }
+
+  private releaseWaiters(): void {
+    for (const waiter of this.waiters.splice(0)) waiter.resolve(undefined);
+  }
+
+  private checkDrained(): void {
+    if (!this.shutdown) return;
+    const nothingQueued = this.len() === 0 || !this.draining;
+    if (nothingQueued) this.releaseWaiters();
+    if (nothingQueued && this.processing.size === 0) this.resolveDrained();
+  }
+
+  private resolveDrained(): void {
+    const drained = this.drained;
+    this.drained = undefined;
+    drained?.();
+  }
+}

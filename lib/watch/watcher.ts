@@ -1,0 +1,292 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { abortableSleep } from '../kube/abortable-sleep.js';
+import { ApiError, isGone } from '../kube/api-error.js';
+import type { Logger } from '../observability/logger.js';
+import { WatcherMetrics } from './metrics.js';
+import { Store, objectKey } from './store.js';
+import { WatchBackoff } from './watch-backoff.js';
+import type { WatchEvent } from './watch-event.js';
+import {
+  DEFAULT_LIST_PAGE_SIZE,
+  DEFAULT_WATCH_CLIENT_GRACE_MS,
+  DEFAULT_WATCH_TIMEOUT_RANGE_SECONDS,
+  type WatcherOptions,
+} from './watcher-options.js';
+
+/** A watch that ends this fast without delivering anything counts as a failure (spin protection). */
+const MIN_HEALTHY_WATCH_MS = 1_000;
+
+/**
+ * Keeps a {@link Store} equal to the server's state of one resource and reports every change.
+ *
+ * Lists (paginated), then watches from the list's resourceVersion, resuming from the last seen version
+ * (bookmarks keep it fresh). On 410 Gone it relists and synthesises DELETED for objects that vanished
+ * meanwhile. Any other failure (connection refused, 5xx, 403, broken stream) is logged, counted and
+ * retried with backoff until `stop()`: the watcher never gives up silently.
+ *
+ * Warning: a delete can still be observed only as a synthesised DELETED carrying the last cached state;
+ * use finalizers when a deletion must run code.
+ */
+export class Watcher<T extends KubernetesObject = KubernetesObject> {
+  readonly store: Store<T>;
+  private readonly options: WatcherOptions<T>;
+  private readonly logger: Logger;
+  private readonly metrics: WatcherMetrics | undefined;
+  private readonly label: string;
+  private readonly eventHandlers: ((e: WatchEvent<T>) => void)[] = [];
+  private readonly syncedHandlers: (() => void)[] = [];
+  private readonly random: () => number;
+  private controller: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+  private resourceVersion: string | undefined;
+  private syncedValue = false;
+  private lastError: Error | undefined;
+
+  constructor(options: WatcherOptions<T>) {
+    this.options = options;
+    this.store = options.store ?? new Store<T>();
+    this.label = options.name ?? `${options.resource.apiVersion}/${options.resource.kind}`;
+    this.logger = options.logger.child({ watcher: this.label });
+    this.metrics = options.metrics ?? (options.registry ? WatcherMetrics.for(options.registry) : undefined);
+    this.metrics?.init(this.label);
+    this.random = options.random ?? Math.random;
+  }
+
+  /** True once the first list is in the store (stays true across relists). */
+  get synced(): boolean {
+    return this.syncedValue;
+  }
+
+  /** The last list/watch error, cleared by the next successful list or watch. */
+  get lastSyncError(): Error | undefined {
+    return this.lastError;
+  }
+
+  /** The resourceVersion the next watch resumes from (undefined: the next attempt lists). */
+  get lastResourceVersion(): string | undefined {
+    return this.resourceVersion;
+  }
+
+  /** Calls `handler` for every change, after the store is updated. Handler errors are logged, not fatal. */
+  onEvent(handler: (e: WatchEvent<T>) => void): void {
+    this.eventHandlers.push(handler);
+  }
+
+  /** Calls `handler` once, when the first list is in (at once, asynchronously, if already synced). */
+  onSynced(handler: () => void): void {
+    if (this.syncedValue) queueMicrotask(handler);
+    else this.syncedHandlers.push(handler);
+  }
+
+  /** Starts listing and watching in the background. Idempotent. */
+  start(): void {
+    if (this.loop !== undefined) return;
+    this.controller = new AbortController();
+    this.loop = this.run(this.controller.signal);
+  }
+
+  /** Stops: aborts the open request and resolves once nothing of this watcher runs any more. */
+  async stop(): Promise<void> {
+    this.controller?.abort();
+    await this.loop;
+    this.loop = undefined;
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    const backoff = new WatchBackoff(this.options.backoff, this.random);
+    while (!signal.aborted) {
+      let delay = 0;
+      try {
+        if (this.resourceVersion === undefined) await this.relist(signal);
+        backoff.healthy();
+        const started = Date.now();
+        const delivered = await this.watchOnce(signal, () => {
+          backoff.healthy();
+        });
+        this.lastError = undefined;
+        if (!delivered && Date.now() - started < MIN_HEALTHY_WATCH_MS) delay = backoff.next();
+      } catch (e) {
+        if (isAborted(signal)) break;
+        if (isGone(e)) {
+          this.logger.info('watch resourceVersion expired (410 Gone); relisting', {
+            resourceVersion: this.resourceVersion,
+          });
+          this.resourceVersion = undefined;
+          continue;
+        }
+        const err = e instanceof Error ? e : new Error(String(e));
+        this.lastError = err;
+        delay = backoff.next();
+        this.metrics?.restarts.inc({ resource: this.label });
+        this.logger.warn(`list/watch failed; retrying in ${delay} ms`, { err, hint: hintFor(e) });
+      }
+      if (delay > 0) await abortableSleep(delay, signal);
+    }
+  }
+
+  private async relist(signal: AbortSignal): Promise<void> {
+    const { client, resource } = this.options;
+    this.metrics?.relists.inc({ resource: this.label });
+    const items: T[] = [];
+    let listRv = '';
+    let token: string | undefined;
+    for (let restarted = false; ;) {
+      try {
+        const page = await client.list<T>(resource, {
+          labelSelector: resource.labelSelector,
+          fieldSelector: resource.fieldSelector,
+          limit: this.options.pageSize ?? DEFAULT_LIST_PAGE_SIZE,
+          continue: token,
+          signal,
+        });
+        items.push(...page.items);
+        if (token === undefined) listRv = page.metadata.resourceVersion;
+        token = page.metadata.continue;
+        if (token === undefined) break;
+      } catch (e) {
+        // An expired continue token: start the list over once (client-go falls back to a full list).
+        if (isGone(e) && token !== undefined && !restarted) {
+          restarted = true;
+          items.length = 0;
+          token = undefined;
+          continue;
+        }
+        throw e;
+      }
+    }
+    this.replace(items);
+    this.resourceVersion = listRv;
+    this.lastError = undefined;
+    if (!this.syncedValue) {
+      this.syncedValue = true;
+      this.metrics?.synced.set({ resource: this.label }, 1);
+      this.logger.debug('cache synced', { objects: this.store.size, resourceVersion: listRv });
+      for (const handler of this.syncedHandlers.splice(0)) handler();
+    }
+  }
+
+  /** Makes the store equal to `items`, emitting the differences. */
+  private replace(items: T[]): void {
+    const seen = new Set<string>();
+    for (const obj of items) {
+      const key = objectKey(obj);
+      seen.add(key);
+      const old = this.store.get(key);
+      if (old?.metadata?.resourceVersion === obj.metadata?.resourceVersion && old !== undefined) continue;
+      this.store.set(obj);
+      this.emit(old === undefined ? { type: 'ADDED', object: obj } : { type: 'MODIFIED', object: obj, old });
+    }
+    for (const key of this.store.keys()) {
+      if (seen.has(key)) continue;
+      const old = this.store.delete(key);
+      if (old !== undefined) this.emit({ type: 'DELETED', object: old, old });
+    }
+  }
+
+  /** One watch request; true when it delivered at least one event. Rejects on errors (410 included). */
+  private async watchOnce(signal: AbortSignal, onProgress: () => void): Promise<boolean> {
+    const { client, resource } = this.options;
+    const timeoutSeconds = this.timeoutSeconds();
+    const local = new AbortController();
+    const deadline = setTimeout(
+      () => {
+        local.abort();
+      },
+      timeoutSeconds * 1000 + DEFAULT_WATCH_CLIENT_GRACE_MS,
+    );
+    let delivered = false;
+    try {
+      await client.watch(
+        resource,
+        {
+          resourceVersion: this.resourceVersion,
+          allowWatchBookmarks: this.options.bookmarks ?? true,
+          timeoutSeconds,
+          labelSelector: resource.labelSelector,
+          fieldSelector: resource.fieldSelector,
+          signal: AbortSignal.any([signal, local.signal]),
+        },
+        (type, object) => {
+          delivered = true;
+          onProgress();
+          this.handle(type, object as T);
+        },
+      );
+    } finally {
+      clearTimeout(deadline);
+    }
+    return delivered;
+  }
+
+  private timeoutSeconds(): number {
+    const t = this.options.timeoutSeconds;
+    if (typeof t === 'number') return t;
+    if (typeof t === 'function') return t();
+    const [min, max] = DEFAULT_WATCH_TIMEOUT_RANGE_SECONDS;
+    return Math.floor(min + this.random() * (max - min));
+  }
+
+  private handle(type: string, object: T): void {
+    const rv = object.metadata?.resourceVersion;
+    switch (type) {
+      case 'ADDED':
+      case 'MODIFIED': {
+        const old = this.store.set(object);
+        this.emit(old === undefined ? { type: 'ADDED', object } : { type: 'MODIFIED', object, old });
+        break;
+      }
+      case 'DELETED': {
+        const old = this.store.delete(objectKey(object));
+        this.emit(old === undefined ? { type: 'DELETED', object } : { type: 'DELETED', object, old });
+        break;
+      }
+      case 'BOOKMARK':
+        this.metrics?.events.inc({ resource: this.label, type: 'BOOKMARK' });
+        break;
+      case 'ERROR': {
+        const status = object as unknown as Record<string, unknown>;
+        const code = typeof status.code === 'number' ? status.code : 500;
+        throw new ApiError({
+          code,
+          reason: typeof status.reason === 'string' ? status.reason : 'WatchError',
+          message: `watch error event: ${typeof status.message === 'string' ? status.message : code}`,
+          status,
+        });
+      }
+      default:
+        this.logger.warn('ignoring watch event of unknown type', { type });
+        return;
+    }
+    if (rv !== undefined && rv !== '') this.resourceVersion = rv;
+  }
+
+  private emit(event: WatchEvent<T>): void {
+    this.metrics?.events.inc({ resource: this.label, type: event.type });
+    this.metrics?.objects.set({ resource: this.label }, this.store.size);
+    for (const handler of this.eventHandlers) {
+      try {
+        handler(event);
+      } catch (err) {
+        this.logger.error('watch event handler threw; the watch goes on', {
+          err,
+          key: objectKey(event.object),
+        });
+      }
+    }
+  }
+}
+
+/** What to do about a list/watch failure, for the log line. */
+function hintFor(e: unknown): string | undefined {
+  if (!(e instanceof ApiError)) return undefined;
+  if (e.code === 0) return 'the API server is unreachable: check the kubeconfig server URL and the network';
+  if (e.code === 401) return 'credentials rejected: check the kubeconfig user';
+  if (e.code === 403) return 'RBAC forbids list/watch of this resource: grant list and watch to the operator';
+  if (e.code === 404) return 'resource not served: is its CRD installed?';
+  return undefined;
+}
+
+/** Reads `signal.aborted` afresh (it changes across awaits; TypeScript narrows it as if it could not). */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
