@@ -1,2 +1,18 @@
 // reconcilekit/apiserver — embedded Kubernetes-compatible API server.
-export {};
+export {
+  startApiServer,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_BOOKMARK_INTERVAL_MS,
+  DEFAULT_NAMESPACES,
+  type ApiServer,
+  type ApiServerOptions,
+} from './start-api-server.js';
+export { Faults, type FaultRule, type FaultHandle, type FaultTarget } from './faults.js';
+export type { ApiServerLog } from './core.js';
+export type { Clock } from './clock.js';
+export { DEFAULT_MAX_BODY_BYTES } from './http-io.js';
+export { DEFAULT_WATCH_BUFFER_BYTES } from './watch-stream.js';
+export { DEFAULT_WATCH_HISTORY_SIZE } from './store.js';
+export { buildKubeconfig, KUBECONFIG_CONTEXT_NAME } from './kubeconfig.js';
+export { ApiError, isApiError, type KubeStatus, type StatusDetails } from './status.js';

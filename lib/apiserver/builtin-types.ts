@@ -1,0 +1,164 @@
+import type { ResourceType } from './resource-type.js';
+
+interface BuiltinSpec {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced?: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  status?: boolean;
+  scale?: boolean;
+  generation?: boolean;
+  returnsObject?: boolean;
+}
+
+const SPECS: BuiltinSpec[] = [
+  {
+    group: '',
+    version: 'v1',
+    resource: 'namespaces',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    status: true,
+  },
+  { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] },
+  { group: '', version: 'v1', resource: 'secrets', kind: 'Secret' },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'services',
+    kind: 'Service',
+    shortNames: ['svc'],
+    categories: ['all'],
+    status: true,
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    shortNames: ['sa'],
+    returnsObject: true,
+  },
+  { group: '', version: 'v1', resource: 'endpoints', kind: 'Endpoints', shortNames: ['ep'] },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'pods',
+    kind: 'Pod',
+    shortNames: ['po'],
+    categories: ['all'],
+    status: true,
+    returnsObject: true,
+  },
+  { group: '', version: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'] },
+  { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'] },
+  { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease' },
+  {
+    group: 'apps',
+    version: 'v1',
+    resource: 'deployments',
+    kind: 'Deployment',
+    shortNames: ['deploy'],
+    categories: ['all'],
+    status: true,
+    scale: true,
+    generation: true,
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    resource: 'statefulsets',
+    kind: 'StatefulSet',
+    shortNames: ['sts'],
+    categories: ['all'],
+    status: true,
+    scale: true,
+    generation: true,
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    resource: 'daemonsets',
+    kind: 'DaemonSet',
+    shortNames: ['ds'],
+    categories: ['all'],
+    status: true,
+    generation: true,
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    resource: 'replicasets',
+    kind: 'ReplicaSet',
+    shortNames: ['rs'],
+    categories: ['all'],
+    status: true,
+    scale: true,
+    generation: true,
+  },
+  {
+    group: 'batch',
+    version: 'v1',
+    resource: 'jobs',
+    kind: 'Job',
+    categories: ['all'],
+    status: true,
+    generation: true,
+  },
+  {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    resource: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    status: true,
+    generation: true,
+  },
+];
+
+/** The compiled-in kinds the server serves at start, stored schemaless. */
+export function builtinTypes(): ResourceType[] {
+  return SPECS.map((s) => {
+    const type: ResourceType = {
+      group: s.group,
+      versions: [{ name: s.version }],
+      storageVersion: s.version,
+      resource: s.resource,
+      singular: s.kind.toLowerCase(),
+      kind: s.kind,
+      listKind: `${s.kind}List`,
+      namespaced: s.namespaced ?? true,
+      shortNames: s.shortNames ?? [],
+      categories: s.categories ?? [],
+      statusSubresource: s.status ?? false,
+      builtin: true,
+      tracksGeneration: s.generation ?? false,
+      deleteReturnsObject: s.returnsObject ?? false,
+      unconditionalUpdate: true,
+    };
+    if (s.scale === true) {
+      type.scale = {
+        specReplicasPath: '.spec.replicas',
+        statusReplicasPath: '.status.replicas',
+        labelSelectorPath: '.spec.selector',
+      };
+    }
+    return type;
+  });
+}
+
+/** Built-in group order in discovery (core first, like kube-apiserver). */
+export const BUILTIN_GROUP_ORDER = [
+  '',
+  'apps',
+  'events.k8s.io',
+  'batch',
+  'coordination.k8s.io',
+  'apiextensions.k8s.io',
+];

@@ -1,0 +1,144 @@
+import {
+  applySchemaDefaults,
+  pruneUnknownFields,
+  validateAgainstSchema,
+  validateObjectMeta,
+} from '../algorithms.js';
+import type { FieldCause } from '../field-cause.js';
+import { display, isJsonObject, metadataOf, stringAt, type JsonObject } from '../json.js';
+import type { JSONSchemaProps } from '../schema/json-schema-props.js';
+import { apiVersionOf } from '../resource-type.js';
+import { badRequest, invalid } from '../status.js';
+import type { RequestContext } from './request-context.js';
+
+const OBJECT_META_FIELDS = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+
+/** Checks apiVersion/kind against the endpoint (400 on mismatch) and fills them when absent. */
+export function checkTypeMeta(ctx: RequestContext, obj: JsonObject): void {
+  const expected = apiVersionOf(ctx.type.group, ctx.version.name);
+  const apiVersion = obj.apiVersion;
+  const kind = obj.kind;
+  if (apiVersion !== undefined && apiVersion !== expected) {
+    throw badRequest(
+      `the API version in the data (${display(apiVersion)}) does not match the expected API version (${expected})`,
+    );
+  }
+  if (kind !== undefined && kind !== ctx.type.kind) {
+    throw badRequest(
+      `the kind in the data (${display(kind)}) does not match the expected kind (${ctx.type.kind})`,
+    );
+  }
+  obj.apiVersion = expected;
+  obj.kind = ctx.type.kind;
+  if (obj.metadata === undefined) obj.metadata = {};
+  if (!isJsonObject(obj.metadata)) throw badRequest('metadata must be an object');
+}
+
+/** Fills the namespace from the URL; a different one in the body is a 400. */
+export function checkNamespace(ctx: RequestContext, obj: JsonObject): void {
+  const meta = metadataOf(obj);
+  const inBody = meta.namespace;
+  if (!ctx.type.namespaced) {
+    if (inBody !== undefined && inBody !== '') {
+      throw invalid(ctx.type, stringAt(meta, 'name') ?? '', [
+        {
+          reason: 'FieldValueForbidden',
+          message: 'Forbidden: not allowed on this type',
+          field: 'metadata.namespace',
+        },
+      ]);
+    }
+    delete meta.namespace;
+    return;
+  }
+  if (inBody !== undefined && inBody !== '' && inBody !== ctx.info.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  meta.namespace = ctx.info.namespace;
+}
+
+/** The name in the body must equal the name in the URL. */
+export function checkName(ctx: RequestContext, obj: JsonObject): void {
+  const meta = metadataOf(obj);
+  const name = meta.name;
+  if (name === undefined || name === '') {
+    meta.name = ctx.info.name;
+    return;
+  }
+  if (name !== ctx.info.name) {
+    throw badRequest(
+      `the name of the object (${display(name)}) does not match the name on the URL (${ctx.info.name ?? ''})`,
+    );
+  }
+}
+
+function schemaWithoutMeta(schema: JSONSchemaProps): JSONSchemaProps {
+  const properties = { ...(schema.properties ?? {}) };
+  delete properties.apiVersion;
+  delete properties.kind;
+  delete properties.metadata;
+  const required = (schema.required ?? []).filter(
+    (r) => r !== 'apiVersion' && r !== 'kind' && r !== 'metadata',
+  );
+  return { ...schema, properties, required };
+}
+
+/**
+ * Custom resources: prunes unknown fields (honouring fieldValidation Strict/Warn/Ignore), applies
+ * defaults and validates against the version's structural schema. Mutates and returns `obj`.
+ */
+export function admitSchema(ctx: RequestContext, obj: JsonObject): JsonObject {
+  const schema = ctx.version.schema;
+  if (schema === undefined) return obj;
+  const { apiVersion, kind, metadata, ...body } = obj;
+  const bodySchema = schemaWithoutMeta(schema);
+  const unknown = pruneUnknownFields(body, bodySchema).map((p) => p.replace(/^\./, ''));
+  const meta = isJsonObject(metadata) ? metadata : {};
+  for (const key of Object.keys(meta)) {
+    if (!OBJECT_META_FIELDS.has(key)) {
+      unknown.push(`metadata.${key}`);
+      Reflect.deleteProperty(meta, key);
+    }
+  }
+  const mode = ctx.query.get('fieldValidation') ?? 'Warn';
+  if (unknown.length > 0) {
+    const texts = unknown.map((p) => `unknown field "${p}"`);
+    if (mode === 'Strict') {
+      const kindName = ctx.type.kind;
+      throw badRequest(
+        `${kindName} in version "${ctx.version.name}" cannot be handled as a ${kindName}: strict decoding error: ${texts.join(', ')}`,
+      );
+    }
+    if (mode !== 'Ignore') ctx.warnings.push(...texts);
+  }
+  applySchemaDefaults(body, bodySchema);
+  const causes = validateAgainstSchema(body, bodySchema);
+  if (causes.length > 0) throw invalid(ctx.type, stringAt(meta, 'name') ?? '', causes);
+  return { apiVersion, kind, metadata: meta, ...body };
+}
+
+/** Standard ObjectMeta validation; 422 with one cause per field. */
+export function validateMeta(ctx: RequestContext, obj: JsonObject, operation: 'create' | 'update'): void {
+  const causes: FieldCause[] = validateObjectMeta(obj, {
+    kind: { group: ctx.type.group, version: ctx.version.name, kind: ctx.type.kind },
+    namespaced: ctx.type.namespaced,
+    operation,
+  });
+  if (causes.length > 0) throw invalid(ctx.type, stringAt(metadataOf(obj), 'name') ?? '', causes);
+}

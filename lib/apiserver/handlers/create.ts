@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { recordUpdate } from '../algorithms.js';
+import { namespacePhase } from '../core.js';
+import type { Reply } from '../http-io.js';
+import { parseJsonObject } from '../http-io.js';
+import { formatTime, metadataOf, stringAt, type JsonObject } from '../json.js';
+import { afterKindWrite, isCrdType, isNamespaceType, prepareKind } from '../kind-hooks.js';
+import { typeKey } from '../resource-type.js';
+import {
+  ApiError,
+  alreadyExists,
+  failureStatus,
+  forbidden,
+  invalid,
+  methodNotAllowed,
+  notFound,
+} from '../status.js';
+import { admitSchema, checkNamespace, checkTypeMeta, validateMeta } from './admission.js';
+import { presentObject, toStorage } from './presentation.js';
+import { isDryRun, managerOf, type RequestContext } from './request-context.js';
+
+const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+const GENERATE_ATTEMPTS = 8;
+
+function generateName(prefix: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++)
+    suffix += GENERATE_CHARS[Math.floor(Math.random() * GENERATE_CHARS.length)] ?? 'x';
+  return prefix.slice(0, 58) + suffix;
+}
+
+/** POST to a collection. */
+export function handleCreate(ctx: RequestContext): Reply {
+  if (ctx.info.subresource !== undefined || ctx.info.name !== undefined) throw methodNotAllowed();
+  if (ctx.type.namespaced && ctx.info.namespace === undefined) {
+    throw methodNotAllowed(`${ctx.type.resource} must be created in a namespace`);
+  }
+  const obj = parseJsonObject(ctx.body);
+  checkTypeMeta(ctx, obj);
+  checkNamespace(ctx, obj);
+  return createObject(ctx, obj, { managedFieldsSet: false });
+}
+
+/** The create path shared by POST and server-side apply of a missing object. */
+export function createObject(
+  ctx: RequestContext,
+  input: JsonObject,
+  opts: { managedFieldsSet: boolean },
+): Reply {
+  const { core, type } = ctx;
+  let obj = input;
+  const meta = metadataOf(obj);
+  obj.metadata = meta;
+  if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+    throw new ApiError(
+      failureStatus(500, 'InternalError', 'resourceVersion should not be set on objects to be created'),
+    );
+  }
+  const generate = stringAt(meta, 'generateName');
+  if ((meta.name === undefined || meta.name === '') && (generate === undefined || generate === '')) {
+    throw invalid(type, '', [
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: name or generateName is required',
+        field: 'metadata.name',
+      },
+    ]);
+  }
+  if (type.namespaced) {
+    const ns = ctx.info.namespace ?? '';
+    const phase = namespacePhase(core, ns);
+    if (phase === 'missing') throw notFound({ group: '', resource: 'namespaces' }, ns);
+    if (phase === 'terminating') {
+      const name = stringAt(meta, 'name') ?? '';
+      throw forbidden(
+        `${type.resource} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        {
+          name,
+          kind: type.resource,
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${ns} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
+      );
+    }
+  }
+  for (const field of [
+    'uid',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'generation',
+    'selfLink',
+  ]) {
+    Reflect.deleteProperty(meta, field);
+  }
+  if (!opts.managedFieldsSet) delete meta.managedFields;
+  if (type.statusSubresource && !isNamespaceType(type) && !isCrdType(type)) delete obj.status;
+  if (type.namespaced) meta.namespace = ctx.info.namespace;
+  obj = admitSchema(ctx, obj);
+  const finalMeta = metadataOf(obj);
+  prepareKind(core, type, obj);
+  const now = core.clock();
+  const usesGenerate = (finalMeta.name === undefined || finalMeta.name === '') && generate !== undefined;
+  for (let attempt = 1; ; attempt++) {
+    if (usesGenerate) finalMeta.name = generateName(generate);
+    const name = stringAt(finalMeta, 'name') ?? '';
+    const existing = core.store.get(typeKey(type), ctx.info.namespace, name);
+    if (!existing) break;
+    if (!usesGenerate || attempt >= GENERATE_ATTEMPTS) {
+      throw alreadyExists(type, name, stringAt(metadataOf(existing), 'deletionTimestamp') !== undefined);
+    }
+  }
+  validateMeta(ctx, obj, 'create');
+  finalMeta.uid = randomUUID();
+  finalMeta.creationTimestamp = formatTime(now);
+  if (type.tracksGeneration) finalMeta.generation = 1;
+  if (!opts.managedFieldsSet) {
+    obj = recordUpdate(undefined, obj, {
+      manager: managerOf(ctx),
+      now: formatTime(now),
+      apiVersion: String(obj.apiVersion),
+    });
+  }
+  const storable = toStorage(ctx, obj);
+  if (isDryRun(ctx)) {
+    return { code: 201, body: presentObject(ctx, storable) };
+  }
+  const stored = core.store.create(typeKey(type), storable);
+  afterKindWrite(core, type, stored);
+  if (Array.isArray(metadataOf(stored).ownerReferences)) core.kick();
+  return { code: 201, body: presentObject(ctx, stored) };
+}

@@ -1,0 +1,109 @@
+import type { Reply } from '../http-io.js';
+import { parseJsonObject } from '../http-io.js';
+import { display, metadataOf, objectAt, stringAt, type JsonObject } from '../json.js';
+import { deleteObject, type PropagationPolicy } from '../object-lifecycle.js';
+import { apiVersionOf, typeKey } from '../resource-type.js';
+import { badRequest, conflict, deleteSuccess, methodNotAllowed } from '../status.js';
+import { namespaceOf, nameOf, selectorFilter } from './filter.js';
+import { listItem, presentObject } from './presentation.js';
+import type { RequestContext } from './request-context.js';
+import { currentObject } from './update.js';
+
+interface DeleteOptions {
+  policy?: PropagationPolicy;
+  uid?: string;
+  resourceVersion?: string;
+  dryRun: boolean;
+}
+
+/** DeleteOptions from a JSON body when present, else from the query (as kube-apiserver decodes them). */
+function deleteOptionsOf(ctx: RequestContext): DeleteOptions {
+  let source: JsonObject;
+  if (ctx.body.length > 0 && ctx.body.toString('utf8').trim() !== '') {
+    source = parseJsonObject(ctx.body, 'DeleteOptions');
+  } else {
+    source = {};
+    for (const key of ['propagationPolicy', 'orphanDependents', 'gracePeriodSeconds']) {
+      const value = ctx.query.get(key);
+      if (value !== null) source[key] = key === 'orphanDependents' ? value === 'true' : value;
+    }
+    const dry = ctx.query.getAll('dryRun');
+    if (dry.length > 0) source.dryRun = dry;
+  }
+  const options: DeleteOptions = { dryRun: Array.isArray(source.dryRun) && source.dryRun.includes('All') };
+  const policy = source.propagationPolicy;
+  if (policy !== undefined && policy !== null) {
+    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
+      throw badRequest(
+        `propagationPolicy: Unsupported value: "${display(policy)}": supported values: "Background", "Foreground", "Orphan"`,
+      );
+    }
+    options.policy = policy;
+  } else if (source.orphanDependents === true) {
+    options.policy = 'Orphan';
+  } else if (source.orphanDependents === false) {
+    options.policy = 'Background';
+  }
+  const preconditions = objectAt(source, 'preconditions');
+  const uid = stringAt(preconditions, 'uid');
+  if (uid !== undefined) options.uid = uid;
+  const rv = stringAt(preconditions, 'resourceVersion');
+  if (rv !== undefined) options.resourceVersion = rv;
+  return options;
+}
+
+function deleteOne(
+  ctx: RequestContext,
+  current: JsonObject,
+  options: DeleteOptions,
+): { object: JsonObject; deleted: boolean } {
+  const meta = metadataOf(current);
+  const name = nameOf(current);
+  if (options.uid !== undefined && options.uid !== meta.uid) {
+    throw conflict(
+      ctx.type,
+      name,
+      `Precondition failed: UID in precondition: ${options.uid}, UID in object meta: ${String(meta.uid)}`,
+    );
+  }
+  if (options.resourceVersion !== undefined && options.resourceVersion !== meta.resourceVersion) {
+    throw conflict(
+      ctx.type,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${options.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`,
+    );
+  }
+  return deleteObject(ctx.core, ctx.type, current, options.policy, options.dryRun);
+}
+
+/** DELETE of one object. */
+export function handleDelete(ctx: RequestContext): Reply {
+  if (ctx.info.subresource !== undefined) throw methodNotAllowed();
+  const options = deleteOptionsOf(ctx);
+  const current = currentObject(ctx);
+  const result = deleteOne(ctx, current, options);
+  if (result.deleted && !ctx.type.deleteReturnsObject) {
+    return { code: 200, body: deleteSuccess(ctx.type, nameOf(current), String(metadataOf(current).uid)) };
+  }
+  return { code: 200, body: presentObject(ctx, result.object) };
+}
+
+/** DELETE of a collection: every matching object, answered as a list of what was deleted. */
+export function handleDeleteCollection(ctx: RequestContext): Reply {
+  if (ctx.info.subresource !== undefined) throw methodNotAllowed();
+  const options = deleteOptionsOf(ctx);
+  const matches = selectorFilter(ctx);
+  const items = ctx.core.store.list(typeKey(ctx.type), namespaceOf(ctx)).filter(matches);
+  const done = items.map(
+    (item) => deleteOne(ctx, item, { ...options, uid: undefined, resourceVersion: undefined }).object,
+  );
+  return {
+    code: 200,
+    body: {
+      kind: ctx.type.listKind,
+      apiVersion: apiVersionOf(ctx.type.group, ctx.version.name),
+      metadata: { resourceVersion: String(ctx.core.store.currentRv) },
+      items: done.map((o) => listItem(ctx, o)),
+    },
+  };
+}

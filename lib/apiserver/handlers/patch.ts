@@ -1,0 +1,157 @@
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, serverSideApply } from '../algorithms.js';
+import type { Reply } from '../http-io.js';
+import { parseJson, parseJsonObject } from '../http-io.js';
+import { formatTime, isJsonObject, metadataOf, type JsonObject } from '../json.js';
+import { isPatchError } from '../patch/patch-error.js';
+import { typeKey } from '../resource-type.js';
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  failureStatus,
+  methodNotAllowed,
+  notFound,
+  pathNotFound,
+  unsupportedMediaType,
+} from '../status.js';
+import { checkName, checkNamespace, checkTypeMeta } from './admission.js';
+import { createObject } from './create.js';
+import { presentObject } from './presentation.js';
+import type { RequestContext } from './request-context.js';
+import { scaleOf, scaleToObject } from './scale.js';
+import { updateObject } from './update.js';
+
+const ACCEPTED = 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
+const ACCEPTED_BUILTIN = `${ACCEPTED}, application/strategic-merge-patch+json`;
+
+type PatchKind = 'json' | 'merge' | 'strategic' | 'apply';
+
+function patchKindOf(ctx: RequestContext): PatchKind {
+  const contentType = (ctx.req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const accepted = ctx.type.builtin ? ACCEPTED_BUILTIN : ACCEPTED;
+  const unknown = unsupportedMediaType(
+    `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+  );
+  switch (contentType) {
+    case 'application/json-patch+json':
+      return 'json';
+    case 'application/merge-patch+json':
+      return 'merge';
+    case 'application/strategic-merge-patch+json':
+      if (!ctx.type.builtin) throw unknown;
+      return 'strategic';
+    case 'application/apply-patch+yaml':
+    case 'application/apply-patch+json':
+      return 'apply';
+    default:
+      throw unknown;
+  }
+}
+
+function patchFailure(e: unknown): never {
+  if (isPatchError(e)) throw new ApiError(failureStatus(e.code, e.reason, e.message));
+  throw e;
+}
+
+/** PATCH of an object or its status/scale subresource. */
+export function handlePatch(ctx: RequestContext): Reply {
+  if (ctx.info.name === undefined) throw methodNotAllowed();
+  const kind = patchKindOf(ctx);
+  const sub = ctx.info.subresource;
+  if (
+    sub !== undefined &&
+    !((sub === 'status' && ctx.type.statusSubresource) || (sub === 'scale' && ctx.type.scale))
+  ) {
+    throw pathNotFound();
+  }
+  const name = ctx.info.name;
+  const current = ctx.core.store.get(typeKey(ctx.type), ctx.info.namespace, name);
+  if (kind === 'apply') return applyPatch(ctx, current);
+  if (!current) throw notFound(ctx.type, name);
+  const target = sub === 'scale' ? scaleOf(ctx, current) : structuredClone(presentObject(ctx, current));
+  let patched: unknown;
+  try {
+    if (kind === 'json') {
+      const ops = parseJson(ctx.body, 'the JSON patch');
+      if (!Array.isArray(ops)) throw badRequest('json patch must be an array of operations');
+      patched = applyJsonPatch(target, ops);
+    } else {
+      const patch = parseJsonObject(ctx.body, 'the patch');
+      patched =
+        kind === 'merge'
+          ? applyMergePatch(target, patch)
+          : applyStrategicMergePatch(target, patch, {
+              group: ctx.type.group,
+              version: ctx.version.name,
+              kind: sub === 'scale' ? 'Scale' : ctx.type.kind,
+            });
+    }
+  } catch (e) {
+    patchFailure(e);
+  }
+  if (!isJsonObject(patched)) throw badRequest('the patch must leave an object');
+  if (sub === 'scale')
+    return updateObject(ctx, current, scaleToObject(ctx, current, patched), { requireRv: false });
+  checkTypeMeta(ctx, patched);
+  checkName(ctx, patched);
+  checkNamespace(ctx, patched);
+  return updateObject(ctx, current, patched, { requireRv: false });
+}
+
+function applyPatch(ctx: RequestContext, current: JsonObject | undefined): Reply {
+  const manager = ctx.query.get('fieldManager');
+  if (manager === null || manager === '') {
+    throw badRequest(
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+    );
+  }
+  if (manager.length > 128) throw badRequest('fieldManager: Too long: may not be more than 128 bytes');
+  let applied: JsonObject;
+  try {
+    applied = parseJsonObject(ctx.body, 'the apply patch');
+  } catch {
+    throw badRequest('the apply patch must be JSON (YAML apply bodies are not supported by this server)');
+  }
+  if (metadataOf(applied).managedFields !== undefined) {
+    throw badRequest('metadata.managedFields must be nil');
+  }
+  checkTypeMeta(ctx, applied);
+  checkName(ctx, applied);
+  checkNamespace(ctx, applied);
+  const force = ctx.query.get('force') === 'true';
+  const apiVersion = String(applied.apiVersion);
+  const options: Parameters<typeof serverSideApply>[2] = {
+    fieldManager: manager,
+    force,
+    now: formatTime(ctx.core.clock()),
+    apiVersion,
+    kind: { group: ctx.type.group, version: ctx.version.name, kind: ctx.type.kind },
+  };
+  if (ctx.info.subresource !== undefined) options.subresource = ctx.info.subresource;
+  let result: ReturnType<typeof serverSideApply>;
+  try {
+    result = serverSideApply(
+      current ? structuredClone(presentObject(ctx, current)) : undefined,
+      applied,
+      options,
+    );
+  } catch (e) {
+    patchFailure(e);
+  }
+  if (result.conflicts.length > 0) {
+    const fields = result.conflicts.map((c) => c.message).join('\n- ');
+    const base = conflict(ctx.type, ctx.info.name ?? '');
+    const status = failureStatus(
+      409,
+      'Conflict',
+      `Apply failed with ${result.conflicts.length} conflict${result.conflicts.length === 1 ? '' : 's'}: ${fields}`,
+      { ...base.status.details, causes: result.conflicts },
+    );
+    throw new ApiError(status);
+  }
+  if (!current) {
+    if (ctx.info.subresource !== undefined) throw notFound(ctx.type, ctx.info.name ?? '');
+    return createObject(ctx, result.object, { managedFieldsSet: true });
+  }
+  return updateObject(ctx, current, result.object, { requireRv: false, managedFieldsSet: true });
+}

@@ -1,0 +1,50 @@
+import { renderTable } from '../algorithms.js';
+import { metadataOf, type JsonObject } from '../json.js';
+import { apiVersionOf } from '../resource-type.js';
+import type { RequestContext } from './request-context.js';
+
+/** The object as the requested version shows it (objects are stored in the storage version). */
+export function presentObject(ctx: RequestContext, obj: JsonObject): JsonObject {
+  const apiVersion = apiVersionOf(ctx.type.group, ctx.version.name);
+  if (obj.apiVersion === apiVersion && obj.kind === ctx.type.kind) return obj;
+  return { ...obj, apiVersion, kind: ctx.type.kind };
+}
+
+/** The object as stored (storage version). */
+export function toStorage(ctx: RequestContext, obj: JsonObject): JsonObject {
+  return { ...obj, apiVersion: apiVersionOf(ctx.type.group, ctx.type.storageVersion), kind: ctx.type.kind };
+}
+
+/** The client asked for a meta.k8s.io Table (`kubectl get`). */
+export function wantsTable(ctx: RequestContext): boolean {
+  const accept = ctx.req.headers.accept ?? '';
+  const first = accept.split(',')[0] ?? '';
+  return first.includes('as=Table');
+}
+
+function includeObjectOf(ctx: RequestContext): 'None' | 'Metadata' | 'Object' {
+  const value = ctx.query.get('includeObject');
+  return value === 'None' || value === 'Object' ? value : 'Metadata';
+}
+
+/** Renders objects as a Table with the type's printer columns. */
+export function tableOf(ctx: RequestContext, objects: JsonObject[], listMeta?: JsonObject): JsonObject {
+  const options: Parameters<typeof renderTable>[2] = {
+    now: ctx.core.clock(),
+    includeObject: includeObjectOf(ctx),
+  };
+  if (listMeta !== undefined) options.listMeta = listMeta;
+  return renderTable(
+    objects.map((o) => presentObject(ctx, o)),
+    ctx.version.printerColumns,
+    options,
+  );
+}
+
+/** A list item: built-in (typed) list items carry no apiVersion/kind, custom resource items do. */
+export function listItem(ctx: RequestContext, obj: JsonObject): JsonObject {
+  const shown = presentObject(ctx, obj);
+  if (!ctx.type.builtin) return shown;
+  const { apiVersion: _a, kind: _k, ...rest } = shown;
+  return { ...rest, metadata: metadataOf(shown) };
+}

@@ -1,0 +1,32 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiServerCore } from '../core.js';
+import type { ResourceRequest } from '../request-info.js';
+import type { ResourceType, ServedVersion } from '../resource-type.js';
+
+/** Everything a verb handler gets for one resource request. */
+export interface RequestContext {
+  core: ApiServerCore;
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: ResourceRequest;
+  type: ResourceType;
+  version: ServedVersion;
+  query: URLSearchParams;
+  /** The raw request body (empty when none). */
+  body: Buffer;
+  /** `Warning` header texts to send with the reply. */
+  warnings: string[];
+}
+
+/** dryRun=All was requested. */
+export function isDryRun(ctx: RequestContext): boolean {
+  return ctx.query.getAll('dryRun').includes('All');
+}
+
+/** The field manager of a write: the fieldManager parameter, else the user agent's product name. */
+export function managerOf(ctx: RequestContext): string {
+  const explicit = ctx.query.get('fieldManager');
+  if (explicit !== null && explicit !== '') return explicit;
+  const agent = ctx.req.headers['user-agent'] ?? 'unknown';
+  return agent.split('/')[0] ?? 'unknown';
+}

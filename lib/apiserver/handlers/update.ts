@@ -1,0 +1,174 @@
+import { recordUpdate } from '../algorithms.js';
+import type { Reply } from '../http-io.js';
+import { parseJsonObject } from '../http-io.js';
+import {
+  deepEqual,
+  display,
+  formatTime,
+  metadataOf,
+  objectAt,
+  stringAt,
+  stringsAt,
+  type JsonObject,
+} from '../json.js';
+import { afterKindWrite, isNamespaceType, prepareKind } from '../kind-hooks.js';
+import { commitUpdate } from '../object-lifecycle.js';
+import { typeKey } from '../resource-type.js';
+import { conflict, invalid, methodNotAllowed, notFound, pathNotFound } from '../status.js';
+import { admitSchema, checkName, checkNamespace, checkTypeMeta, validateMeta } from './admission.js';
+import { presentObject, toStorage } from './presentation.js';
+import { isDryRun, managerOf, type RequestContext } from './request-context.js';
+import { scaleOf, scaleToObject } from './scale.js';
+
+const SERVER_MANAGED = [
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'selfLink',
+];
+
+export interface UpdateOptions {
+  /** PUT: custom resources must carry metadata.resourceVersion. */
+  requireRv: boolean;
+  /** managedFields were already computed (server-side apply). */
+  managedFieldsSet?: boolean;
+}
+
+/** The stored object addressed by the request, or 404. */
+export function currentObject(ctx: RequestContext): JsonObject {
+  const name = ctx.info.name ?? '';
+  const current = ctx.core.store.get(typeKey(ctx.type), ctx.info.namespace, name);
+  if (!current) throw notFound(ctx.type, name);
+  return current;
+}
+
+/** PUT to an object or its status/scale/finalize subresource. */
+export function handleUpdate(ctx: RequestContext): Reply {
+  if (ctx.info.name === undefined) throw methodNotAllowed();
+  const body = parseJsonObject(ctx.body);
+  const current = currentObjectOrCheck(ctx);
+  if (ctx.info.subresource === 'scale') {
+    return updateObject(ctx, current, scaleToObject(ctx, current, body), { requireRv: false });
+  }
+  checkTypeMeta(ctx, body);
+  checkName(ctx, body);
+  checkNamespace(ctx, body);
+  return updateObject(ctx, current, body, { requireRv: true });
+}
+
+function currentObjectOrCheck(ctx: RequestContext): JsonObject {
+  const sub = ctx.info.subresource;
+  if (sub !== undefined) {
+    const ok =
+      (sub === 'status' && ctx.type.statusSubresource) ||
+      (sub === 'scale' && ctx.type.scale !== undefined) ||
+      (sub === 'finalize' && isNamespaceType(ctx.type));
+    if (!ok) throw pathNotFound();
+  }
+  return currentObject(ctx);
+}
+
+function withoutMeta(obj: JsonObject, dropStatus: boolean): JsonObject {
+  const { metadata: _m, ...rest } = obj;
+  if (dropStatus) delete rest.status;
+  return rest;
+}
+
+/** Shared by PUT and PATCH: subresource isolation, preconditions, validation, generation, commit. */
+export function updateObject(
+  ctx: RequestContext,
+  current: JsonObject,
+  candidate: JsonObject,
+  opts: UpdateOptions,
+): Reply {
+  const { core, type } = ctx;
+  const sub = ctx.info.subresource;
+  const cm = metadataOf(current);
+  const candMeta = metadataOf(candidate);
+  const name = stringAt(cm, 'name') ?? '';
+  const rv = candMeta.resourceVersion;
+  if (rv === undefined || rv === '') {
+    if (opts.requireRv && !type.unconditionalUpdate && sub !== 'scale') {
+      throw invalid(type, name, [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: 0x0: must be specified for an update',
+          field: 'metadata.resourceVersion',
+        },
+      ]);
+    }
+  } else if (rv !== cm.resourceVersion) {
+    throw conflict(type, name);
+  }
+  const uid = candMeta.uid;
+  if (uid !== undefined && uid !== '' && uid !== cm.uid) {
+    throw conflict(
+      type,
+      name,
+      `Precondition failed: UID in precondition: ${display(uid)}, UID in object meta: ${display(cm.uid)}`,
+    );
+  }
+  let next: JsonObject;
+  if (sub === 'status') {
+    next = { ...current, metadata: { ...cm } };
+    if (candidate.status === undefined) delete next.status;
+    else next.status = candidate.status;
+  } else if (sub === 'finalize') {
+    const spec = objectAt(current, 'spec') ?? {};
+    next = {
+      ...current,
+      metadata: { ...cm },
+      spec: { ...spec, finalizers: stringsAt(objectAt(candidate, 'spec'), 'finalizers') },
+    };
+  } else if (sub === 'scale') {
+    next = { ...candidate, metadata: { ...cm } };
+  } else {
+    next = admitSchema(ctx, { ...candidate, metadata: { ...candMeta } });
+    const meta = metadataOf(next);
+    for (const field of SERVER_MANAGED) {
+      if (cm[field] === undefined) Reflect.deleteProperty(meta, field);
+      else meta[field] = cm[field];
+    }
+    if (type.statusSubresource && !isNamespaceType(type)) {
+      if (current.status === undefined) delete next.status;
+      else next.status = current.status;
+    }
+    if (isNamespaceType(type)) next.status = current.status;
+    if (cm.deletionTimestamp !== undefined) {
+      const before = new Set(stringsAt(cm, 'finalizers'));
+      const added = stringsAt(meta, 'finalizers').filter((f) => !before.has(f));
+      if (added.length > 0) {
+        throw invalid(type, name, [
+          {
+            reason: 'FieldValueForbidden',
+            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+            field: 'metadata.finalizers',
+          },
+        ]);
+      }
+    }
+    prepareKind(core, type, next, current);
+    validateMeta(ctx, next, 'update');
+    if (
+      type.tracksGeneration &&
+      !deepEqual(withoutMeta(current, type.statusSubresource), withoutMeta(next, type.statusSubresource))
+    ) {
+      meta.generation = (typeof cm.generation === 'number' ? cm.generation : 0) + 1;
+    }
+  }
+  if (!opts.managedFieldsSet) {
+    const options: Parameters<typeof recordUpdate>[2] = {
+      manager: managerOf(ctx),
+      now: formatTime(core.clock()),
+      apiVersion: String(presentObject(ctx, current).apiVersion),
+    };
+    if (sub !== undefined) options.subresource = sub;
+    next = recordUpdate(presentObject(ctx, current), presentObject(ctx, next), options);
+  }
+  const result = commitUpdate(core, type, current, toStorage(ctx, next), isDryRun(ctx));
+  if (!result.deleted && result.changed && !isDryRun(ctx)) afterKindWrite(core, type, result.object);
+  if (sub === 'scale') return { code: 200, body: scaleOf(ctx, result.object) };
+  return { code: 200, body: presentObject(ctx, result.object) };
+}

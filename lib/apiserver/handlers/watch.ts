@@ -1,0 +1,133 @@
+import type { JsonObject } from '../json.js';
+import { apiVersionOf, typeKey } from '../resource-type.js';
+import { invalid, pathNotFound } from '../status.js';
+import { WatchStream } from '../watch-stream.js';
+import { namespaceOf, selectorFilter } from './filter.js';
+import { presentObject, tableOf, wantsTable } from './presentation.js';
+import type { RequestContext } from './request-context.js';
+
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+function listOptionsInvalid(field: string, message: string): never {
+  throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
+    { reason: 'FieldValueForbidden', message, field },
+  ]);
+}
+
+/** A watch: flushed headers, replay from history, live events, bookmarks, timeouts, faults. */
+export function handleWatch(ctx: RequestContext): void {
+  if (ctx.info.subresource !== undefined) throw pathNotFound();
+  const { core, query, type } = ctx;
+  const key = typeKey(type);
+  const matches = selectorFilter(ctx);
+  const rvText = query.get('resourceVersion') ?? '';
+  const bookmarks = query.get('allowWatchBookmarks') === 'true';
+  const sendInitial = query.get('sendInitialEvents');
+  if (sendInitial !== null && sendInitial !== '') {
+    if (sendInitial !== 'true' && sendInitial !== 'false')
+      listOptionsInvalid('sendInitialEvents', 'Invalid value');
+    if (!bookmarks)
+      listOptionsInvalid(
+        'allowWatchBookmarks',
+        'Forbidden: allowWatchBookmarks required when sendInitialEvents is set',
+      );
+    if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
+      listOptionsInvalid(
+        'resourceVersionMatch',
+        'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      );
+    }
+  } else if (query.get('resourceVersionMatch')) {
+    listOptionsInvalid('resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden for watch');
+  }
+  if (rvText !== '' && !/^\d+$/.test(rvText)) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${rvText}": resourceVersion must be a number`,
+        field: 'resourceVersion',
+      },
+    ]);
+  }
+  const timeoutText = query.get('timeoutSeconds');
+  const timeoutSeconds = timeoutText === null ? undefined : Number(timeoutText);
+  if (timeoutSeconds !== undefined && (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0)) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${timeoutText ?? ''}"`,
+        field: 'timeoutSeconds',
+      },
+    ]);
+  }
+  const target = {
+    verb: ctx.info.verb,
+    resource: type.resource,
+    namespace: ctx.info.namespace,
+    name: ctx.info.name,
+  };
+  const table = wantsTable(ctx);
+  let firstTableEvent = true;
+  const present = (obj: JsonObject, eventType: string): unknown => {
+    if (!table) return presentObject(ctx, obj);
+    const rendered = tableOf(ctx, [obj]);
+    if (!firstTableEvent && eventType !== 'ERROR') rendered.columnDefinitions = [];
+    firstTableEvent = false;
+    return rendered;
+  };
+  const stream: WatchStream = new WatchStream(ctx.res, {
+    filter: { typeKey: key, namespace: namespaceOf(ctx), matches },
+    present,
+    maxBufferBytes: core.settings.watchBufferBytes,
+    coordinates: target,
+    onClose: () => {
+      core.hub.remove(stream);
+    },
+    bookmark: bookmarks
+      ? (rv, annotations) => ({
+          kind: type.kind,
+          apiVersion: apiVersionOf(type.group, ctx.version.name),
+          metadata: annotations
+            ? { resourceVersion: String(rv), annotations }
+            : { resourceVersion: String(rv) },
+        })
+      : undefined,
+  });
+  ctx.res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Transfer-Encoding': 'chunked',
+    'Cache-Control': 'no-cache, private',
+  });
+  ctx.res.flushHeaders();
+  const fired = core.faults.fire(target, (r) => r.expireWatch === true || r.dropWatchAfterMs !== undefined);
+  const resuming = rvText !== '' && rvText !== '0' && sendInitial !== 'true';
+  if (resuming && fired.some((r) => r.expireWatch === true)) {
+    stream.expire(`too old resource version: ${rvText} (${core.store.currentRv}) (injected)`);
+    return;
+  }
+  for (const rule of fired) if (rule.dropWatchAfterMs !== undefined) stream.endAfter(rule.dropWatchAfterMs);
+  if (resuming) {
+    const events = core.store.eventsSince(key, Number(rvText));
+    if (events === undefined) {
+      stream.expire(`too old resource version: ${rvText} (${core.store.currentRv})`);
+      return;
+    }
+    for (const event of events) stream.deliver(event);
+  } else if (sendInitial !== 'false') {
+    for (const obj of core.store.list(key, namespaceOf(ctx))) {
+      if (matches(obj)) stream.send('ADDED', present(obj, 'ADDED'));
+    }
+    if (sendInitial === 'true') stream.sendBookmark(core.store.currentRv, { [INITIAL_EVENTS_END]: 'true' });
+  }
+  if (stream.isClosed) return;
+  core.hub.add(stream);
+  if (bookmarks)
+    stream.every(core.settings.bookmarkIntervalMs, () => {
+      stream.sendBookmark(core.store.currentRv);
+    });
+  if (timeoutSeconds !== undefined && timeoutSeconds > 0) {
+    stream.endAfter(timeoutSeconds * 1000, () => {
+      stream.sendBookmark(core.store.currentRv);
+    });
+  }
+}

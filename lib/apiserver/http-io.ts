@@ -1,0 +1,84 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isJsonObject, type JsonObject } from './json.js';
+import { ApiError, badRequest, requestEntityTooLarge } from './status.js';
+
+/** Largest request body accepted (kube-apiserver's limit is 3 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** What a handler answers with. */
+export interface Reply {
+  code: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Reads a request body, rejecting bodies over `limit` bytes with 413. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(requestEntityTooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(requestEntityTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (e) => {
+      if (!failed) reject(badRequest(`error reading the request body: ${e.message}`));
+      failed = true;
+    });
+  });
+}
+
+/** Parses a JSON request body that must be an object. */
+export function parseJsonObject(body: Buffer, what = 'the request body'): JsonObject {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw badRequest(`${what} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!isJsonObject(value)) throw badRequest(`${what} must be a JSON object`);
+  return value;
+}
+
+/** Parses any JSON value. */
+export function parseJson(body: Buffer, what = 'the request body'): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw badRequest(`${what} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Writes a JSON reply. */
+export function sendJson(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  contentType = 'application/json',
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(res.req.method === 'HEAD' ? undefined : text);
+}
+
+/** Writes an ApiError as its Status. */
+export function sendError(res: ServerResponse, error: ApiError): void {
+  sendJson(res, error.code, error.status, error.headers);
+}

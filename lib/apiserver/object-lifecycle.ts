@@ -1,0 +1,104 @@
+import type { ApiServerCore } from './core.js';
+import { deepEqual, formatTime, metadataOf, stringAt, stringsAt, type JsonObject } from './json.js';
+import { typeKey, type ResourceType } from './resource-type.js';
+
+/** How dependents are treated when their owner is deleted. */
+export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
+
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+export const ORPHAN_FINALIZER = 'orphan';
+export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+/** Result of a write that may have completed a deletion. */
+export interface WriteResult {
+  object: JsonObject;
+  deleted: boolean;
+  changed: boolean;
+}
+
+function isNamespace(type: ResourceType): boolean {
+  return type.group === '' && type.resource === 'namespaces';
+}
+
+/**
+ * Stores an update of an existing object. An update that leaves a marked object with no finalizers
+ * deletes it instead (one DELETED event carrying the last stored state). A no-op write stores nothing.
+ */
+export function commitUpdate(
+  core: ApiServerCore,
+  type: ResourceType,
+  previous: JsonObject,
+  next: JsonObject,
+  dryRun: boolean,
+): WriteResult {
+  const meta = metadataOf(next);
+  const marked = stringAt(meta, 'deletionTimestamp') !== undefined;
+  if (marked && stringsAt(meta, 'finalizers').length === 0 && !isNamespace(type)) {
+    if (!dryRun) {
+      core.store.remove(typeKey(type), previous);
+      core.kick();
+    }
+    return { object: next, deleted: true, changed: true };
+  }
+  const comparable = (o: JsonObject): JsonObject => ({
+    ...o,
+    metadata: { ...metadataOf(o), resourceVersion: undefined, managedFields: undefined },
+  });
+  if (deepEqual(comparable(previous), comparable(next)))
+    return { object: previous, deleted: false, changed: false };
+  if (dryRun) {
+    return {
+      object: { ...next, metadata: { ...meta, resourceVersion: metadataOf(previous).resourceVersion } },
+      deleted: false,
+      changed: true,
+    };
+  }
+  const stored = core.store.update(typeKey(type), next, previous);
+  if (marked || Array.isArray(meta.ownerReferences)) core.kick();
+  return { object: stored, deleted: false, changed: true };
+}
+
+/**
+ * Deletes an object as kube-apiserver does: immediately when nothing holds it, otherwise by setting
+ * deletionTimestamp (MODIFIED) and leaving the rest to finalizers and the garbage collector.
+ */
+export function deleteObject(
+  core: ApiServerCore,
+  type: ResourceType,
+  current: JsonObject,
+  policy: PropagationPolicy | undefined,
+  dryRun: boolean,
+): WriteResult {
+  const meta = metadataOf(current);
+  const finalizers = stringsAt(meta, 'finalizers');
+  const wanted = [...finalizers];
+  if (policy === 'Foreground' && !wanted.includes(FOREGROUND_FINALIZER)) wanted.push(FOREGROUND_FINALIZER);
+  if (policy === 'Orphan' && !wanted.includes(ORPHAN_FINALIZER)) wanted.push(ORPHAN_FINALIZER);
+  if (type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions') {
+    if (!wanted.includes(CRD_CLEANUP_FINALIZER)) wanted.push(CRD_CLEANUP_FINALIZER);
+  }
+  const alreadyMarked = stringAt(meta, 'deletionTimestamp') !== undefined;
+  if (wanted.length === 0 && !isNamespace(type)) {
+    if (dryRun) return { object: current, deleted: true, changed: true };
+    const last = core.store.remove(typeKey(type), current);
+    core.kick();
+    return { object: last, deleted: true, changed: true };
+  }
+  if (alreadyMarked && wanted.length === finalizers.length)
+    return { object: current, deleted: false, changed: false };
+  const nextMeta: JsonObject = { ...meta, finalizers: wanted };
+  if (wanted.length === 0) delete nextMeta.finalizers;
+  if (!alreadyMarked) {
+    nextMeta.deletionTimestamp = formatTime(core.clock());
+    nextMeta.deletionGracePeriodSeconds = 0;
+    const generation = meta.generation;
+    if (typeof generation === 'number' && generation > 0) nextMeta.generation = generation + 1;
+  }
+  const next: JsonObject = { ...current, metadata: nextMeta };
+  if (isNamespace(type))
+    next.status = { ...(current.status as JsonObject | undefined), phase: 'Terminating' };
+  if (dryRun) return { object: next, deleted: false, changed: true };
+  const stored = core.store.update(typeKey(type), next, current);
+  core.kick();
+  return { object: stored, deleted: false, changed: true };
+}

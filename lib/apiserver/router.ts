@@ -1,0 +1,248 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiServerCore } from './core.js';
+import {
+  aggregatedDiscovery,
+  aggregatedVersionWanted,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+} from './discovery.js';
+import { handleCreate } from './handlers/create.js';
+import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
+import { handlePatch } from './handlers/patch.js';
+import { handleGet, handleList } from './handlers/read.js';
+import type { RequestContext } from './handlers/request-context.js';
+import { handleUpdate } from './handlers/update.js';
+import { handleWatch } from './handlers/watch.js';
+import { readBody, sendError, sendJson, type Reply } from './http-io.js';
+import { OPENAPI_V2_PROTOBUF_TYPE, openApiV2Json, openApiV2Protobuf, openApiV3Root } from './openapi.js';
+import { parseResourceRequest } from './request-info.js';
+import {
+  ApiError,
+  isApiError,
+  internalError,
+  methodNotAllowed,
+  notAcceptable,
+  pathNotFound,
+  statusForCode,
+  unauthorized,
+} from './status.js';
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
+
+/** The server's version document; minor 32 makes version-dispatching kubectl wrappers pick 1.32. */
+export const SERVER_VERSION = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0-reconcilekit',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: 'go1.23',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+export interface RouterOptions {
+  token?: string;
+  /** host:port for /api serverAddressByClientCIDRs. */
+  hostPort: () => string;
+}
+
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((part) => {
+    const type = part.split(';')[0]?.trim() ?? '';
+    return (
+      type === 'application/json' || type === '*/*' || type === 'application/*' || type.endsWith('+json')
+    );
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+}
+
+/** Builds the request handler: auth, non-resource endpoints, resource routing, faults, errors. */
+export function createRouter(
+  core: ApiServerCore,
+  options: RouterOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    if (options.token !== undefined && !PUBLIC_PATHS.has(path)) {
+      if (req.headers.authorization !== `Bearer ${options.token}`) throw unauthorized();
+    }
+    if (!METHODS.has(method)) throw methodNotAllowed();
+    const accept = req.headers.accept;
+    const nonResource = nonResourceReply(core, options, method, path, accept ?? '');
+    if (nonResource !== undefined) {
+      if (nonResource === 'openapi-v2') {
+        const wantsJsonOnly = accept?.includes('application/json') === true && !accept.includes('protobuf');
+        if (wantsJsonOnly) {
+          sendJson(res, 200, openApiV2Json());
+        } else {
+          const body = openApiV2Protobuf();
+          res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF_TYPE, 'Content-Length': body.length });
+          res.end(method === 'HEAD' ? undefined : body);
+        }
+        return;
+      }
+      if (typeof nonResource === 'string') {
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end(nonResource);
+        return;
+      }
+      sendJson(
+        res,
+        nonResource.code,
+        nonResource.body,
+        nonResource.headers,
+        nonResource.headers?.['Content-Type'],
+      );
+      return;
+    }
+    const info = parseResourceRequest(method, path, url.searchParams);
+    if (!info) throw pathNotFound();
+    const resolved = core.registry.resolve(info.group, info.version, info.resource);
+    if (!resolved) throw pathNotFound();
+    if (!resolved.type.namespaced && info.namespace !== undefined) throw pathNotFound();
+    if (!acceptsJson(accept) && !(accept ?? '').includes('protobuf')) {
+      throw notAcceptable('only the following media types are accepted: application/json');
+    }
+    const target = { verb: info.verb, resource: info.resource, namespace: info.namespace, name: info.name };
+    const fired = core.faults.fire(target, (r) => r.status !== undefined || r.delayMs !== undefined);
+    for (const rule of fired) if (rule.delayMs !== undefined) await sleep(rule.delayMs);
+    const failing = fired.find((r) => r.status !== undefined);
+    if (failing?.status !== undefined)
+      throw statusForCode(failing.status, failing.message, failing.retryAfterSeconds);
+    const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
+    const body = hasBody ? await readBody(req, core.settings.maxBodyBytes) : Buffer.alloc(0);
+    const ctx: RequestContext = {
+      core,
+      req,
+      res,
+      info,
+      type: resolved.type,
+      version: resolved.version,
+      query: url.searchParams,
+      body,
+      warnings: [],
+    };
+    if (info.verb === 'watch') {
+      handleWatch(ctx);
+      return;
+    }
+    const reply = dispatch(ctx);
+    const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+    if (ctx.warnings.length > 0) {
+      res.setHeader(
+        'Warning',
+        ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+      );
+    }
+    sendJson(res, reply.code, reply.body, headers);
+  };
+  return (req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      const error = isApiError(e) ? e : internalError(e instanceof Error ? e.message : String(e));
+      if (!isApiError(e)) core.log('error', 'request failed', { error: String(e), url: req.url ?? '' });
+      if (error.code === 413) res.setHeader('Connection', 'close');
+      try {
+        if (res.headersSent) res.end();
+        else sendError(res, error);
+      } catch {
+        res.destroy();
+      }
+      // A rejected body is not read: make sure the socket does not wait for it.
+      if (error.code === 413) req.resume();
+    });
+  };
+}
+
+function dispatch(ctx: RequestContext): Reply {
+  switch (ctx.info.verb) {
+    case 'get':
+      return handleGet(ctx);
+    case 'list':
+      return handleList(ctx);
+    case 'create':
+      return handleCreate(ctx);
+    case 'update':
+      return handleUpdate(ctx);
+    case 'patch':
+      return handlePatch(ctx);
+    case 'delete':
+      return handleDelete(ctx);
+    case 'deletecollection':
+      return handleDeleteCollection(ctx);
+    default:
+      throw new ApiError(statusForCode(405).status);
+  }
+}
+
+/** A reply, plain text, or the marker 'openapi-v2' (protobuf body). */
+type NonResource = Reply | string | undefined;
+
+function nonResourceReply(
+  core: ApiServerCore,
+  options: RouterOptions,
+  method: string,
+  path: string,
+  accept: string,
+): NonResource {
+  const isRead = method === 'GET' || method === 'HEAD';
+  const health = /^\/(healthz|livez|readyz)(\/.*)?$/.exec(path);
+  if (health) return isRead ? 'ok' : undefined;
+  if (path === '/version') return { code: 200, body: SERVER_VERSION };
+  if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') return 'openapi-v2';
+  if (path === '/openapi/v3') return { code: 200, body: openApiV3Root() };
+  if (path.startsWith('/openapi/v3/')) return { code: 404, body: pathNotFound().status };
+  const parts = path.split('/').filter((p) => p !== '');
+  if (!isRead) return undefined;
+  if (path === '/') {
+    return {
+      code: 200,
+      body: {
+        paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/readyz', '/version'],
+      },
+    };
+  }
+  const aggregated = aggregatedVersionWanted(accept);
+  if (path === '/api' || path === '/apis') {
+    if (aggregated) {
+      const apiVersion = `apidiscovery.k8s.io/${aggregated}`;
+      return {
+        code: 200,
+        body: aggregatedDiscovery(core.registry, path === '/api', apiVersion),
+        headers: {
+          'Content-Type': `application/json;g=apidiscovery.k8s.io;v=${aggregated};as=APIGroupDiscoveryList`,
+          Vary: 'Accept',
+        },
+      };
+    }
+    return {
+      code: 200,
+      body: path === '/api' ? apiVersions(options.hostPort()) : apiGroupList(core.registry),
+    };
+  }
+  if (parts.length === 2 && parts[0] === 'api') {
+    const list = apiResourceList(core.registry, '', parts[1] ?? '');
+    return list ? { code: 200, body: list } : { code: 404, body: pathNotFound().status };
+  }
+  if (parts.length === 2 && parts[0] === 'apis') {
+    const group = apiGroup(core.registry, parts[1] ?? '');
+    return group ? { code: 200, body: group } : { code: 404, body: pathNotFound().status };
+  }
+  if (parts.length === 3 && parts[0] === 'apis') {
+    const list = apiResourceList(core.registry, parts[1] ?? '', parts[2] ?? '');
+    return list ? { code: 200, body: list } : { code: 404, body: pathNotFound().status };
+  }
+  return undefined;
+}

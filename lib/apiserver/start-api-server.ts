@@ -1,0 +1,214 @@
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { systemClock, type Clock } from './clock.js';
+import type { ApiServerCore, ApiServerLog } from './core.js';
+import { cleanupCustomResourceDefinitions } from './crd-cleanup.js';
+import { crdToType } from './crd-types.js';
+import { Faults } from './faults.js';
+import { collectGarbage } from './garbage-collector.js';
+import { DEFAULT_MAX_BODY_BYTES } from './http-io.js';
+import { formatTime } from './json.js';
+import { buildKubeconfig } from './kubeconfig.js';
+import { finalizeNamespaces } from './namespace-lifecycle.js';
+import { readState, writeState } from './persistence.js';
+import { Registry } from './registry.js';
+import { createRouter } from './router.js';
+import { ObjectStore } from './store.js';
+import { WatchHub } from './watch-hub.js';
+import { DEFAULT_WATCH_BUFFER_BYTES, type WatchStream } from './watch-stream.js';
+
+/** Default listen address: loopback only. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** Default port: 0 = any free port. */
+export const DEFAULT_PORT = 0;
+/** Default interval of periodic watch BOOKMARKs (when the client allows them). */
+export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
+/** How long after the last write the data file is rewritten. */
+export const DEFAULT_PERSIST_DEBOUNCE_MS = 100;
+/** Namespaces that exist at start, as on a fresh cluster. */
+export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export interface ApiServerOptions {
+  /** Interface to bind; default DEFAULT_HOST (loopback: the server has no real authorization). */
+  host?: string;
+  /** Port; default DEFAULT_PORT (0 = any free port, read it from `url`). */
+  port?: number;
+  /** When set, every request (except health and /version) needs `Authorization: Bearer <token>`, else 401. */
+  token?: string;
+  /** JSON file to persist objects and the resourceVersion counter in; state survives a restart. Default none. */
+  dataFile?: string;
+  /** Events kept per resource type for watch resumption; default DEFAULT_WATCH_HISTORY_SIZE. */
+  watchHistorySize?: number;
+  /** Bytes a slow watcher may have queued before its watch is ended with 410; default DEFAULT_WATCH_BUFFER_BYTES. */
+  watchBufferBytes?: number;
+  /** Interval of periodic BOOKMARK events; default DEFAULT_BOOKMARK_INTERVAL_MS. */
+  bookmarkIntervalMs?: number;
+  /** Largest accepted request body; default DEFAULT_MAX_BODY_BYTES (3 MiB, like kube-apiserver). */
+  maxBodyBytes?: number;
+  /** Time source (creation/deletion timestamps, Table ages); default the system clock. */
+  clock?: Clock;
+  /** Random source for fault probabilities; default Math.random. */
+  random?: () => number;
+  /** Log sink; default silent. The server never logs on its own. */
+  log?: ApiServerLog;
+}
+
+/** A running embedded API server. */
+export interface ApiServer {
+  /** Base URL, e.g. `http://127.0.0.1:38121`. */
+  readonly url: string;
+  /** A kubeconfig (YAML) pointing kubectl and client-node at this server. */
+  readonly kubeconfig: string;
+  /** Writes `kubeconfig` to a file. */
+  writeKubeconfig(path: string): void;
+  /** Fault injection: `faults.inject(rule)` → handle with `remove()`; `faults.clear()`. */
+  readonly faults: Faults;
+  /** Ends open watches, frees the port, flushes the data file. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Starts an embedded Kubernetes-compatible API server. */
+export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  const clock = options.clock ?? systemClock;
+  const log: ApiServerLog = options.log ?? (() => undefined);
+  const registry = new Registry();
+  const hub = new WatchHub();
+  const faults = new Faults(options.random);
+  const persisted = options.dataFile === undefined ? undefined : readState(options.dataFile);
+  // Seed the counter from the clock so RVs stay monotonic across restarts without a data file.
+  const initialRv = Math.max(persisted?.rv ?? 0, Date.now() * 1000);
+  let persistTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const persistNow = (): void => {
+    if (persistTimer) clearTimeout(persistTimer);
+    persistTimer = undefined;
+    if (options.dataFile !== undefined) writeState(options.dataFile, store.snapshot());
+  };
+  const store: ObjectStore = new ObjectStore({
+    initialRv,
+    ...(options.watchHistorySize === undefined ? {} : { historySize: options.watchHistorySize }),
+    onEvent: (event) => {
+      hub.dispatch(event);
+      if (options.dataFile !== undefined && !persistTimer && !closed) {
+        persistTimer = setTimeout(persistNow, DEFAULT_PERSIST_DEBOUNCE_MS);
+      }
+    },
+  });
+  let kickScheduled = false;
+  const core: ApiServerCore = {
+    registry,
+    store,
+    hub,
+    faults,
+    clock,
+    log,
+    settings: {
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      watchBufferBytes: options.watchBufferBytes ?? DEFAULT_WATCH_BUFFER_BYTES,
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
+    },
+    kick: () => {
+      if (kickScheduled || closed) return;
+      kickScheduled = true;
+      setImmediate(() => {
+        kickScheduled = false;
+        if (closed) return;
+        try {
+          const changed = [
+            collectGarbage(core),
+            finalizeNamespaces(core),
+            cleanupCustomResourceDefinitions(core),
+          ];
+          if (changed.some(Boolean)) core.kick();
+        } catch (e) {
+          log('error', 'background controllers failed', { error: String(e) });
+        }
+      });
+    },
+  };
+  if (persisted) {
+    const crds = persisted.objects['apiextensions.k8s.io/customresourcedefinitions'] ?? [];
+    for (const crd of crds) registry.register(crdToType(crd));
+    for (const [key, objects] of Object.entries(persisted.objects))
+      for (const obj of objects) store.load(key, obj);
+  }
+  for (const name of DEFAULT_NAMESPACES) {
+    if (store.get('/namespaces', undefined, name)) continue;
+    store.create('/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {
+        name,
+        uid: crypto.randomUUID(),
+        creationTimestamp: formatTime(clock()),
+        labels: { 'kubernetes.io/metadata.name': name },
+      },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    });
+  }
+  faults.onDropRule = (rule) => {
+    for (const stream of hub.all()) {
+      if (
+        rule.dropWatchAfterMs !== undefined &&
+        Faults.matches(rule, { verb: 'watch', ...stream.options.coordinates })
+      ) {
+        scheduleDrop(stream, rule.dropWatchAfterMs);
+      }
+    }
+  };
+  let hostPort = '';
+  const server: Server = createServer(createRouter(core, { token: options.token, hostPort: () => hostPort }));
+  server.keepAliveTimeout = 65_000;
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  hostPort = `${host}:${address.port}`;
+  const url = `http://${hostPort}`;
+  const kubeconfig = buildKubeconfig(url, options.token);
+  // Recover from a data file: controllers finish deletions that were in flight.
+  if (persisted) core.kick();
+  log('info', 'apiserver listening', { url });
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    kubeconfig,
+    faults,
+    writeKubeconfig: (path) => {
+      writeFileSync(path, kubeconfig, { mode: 0o600 });
+    },
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        closed = true;
+        hub.endAll();
+        if (options.dataFile !== undefined) persistNow();
+        server.close(() => {
+          resolve();
+        });
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function scheduleDrop(stream: WatchStream, ms: number): void {
+  stream.endAfter(ms);
+}
