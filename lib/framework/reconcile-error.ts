@@ -1,0 +1,38 @@
+/** Thrown into a reconcile that ran longer than `reconcileTimeoutMs`. */
+export class ReconcileTimeoutError extends Error {
+  override readonly name = 'ReconcileTimeoutError';
+  /** The Event reason used for this error. */
+  readonly reason = 'ReconcileTimeout';
+
+  constructor(timeoutMs: number) {
+    super(`reconcile did not finish within ${timeoutMs} ms and was aborted (config.reconcileTimeoutMs)`);
+  }
+}
+
+/** True for a {@link ReconcileTimeoutError}. */
+export function isReconcileTimeout(err: unknown): err is ReconcileTimeoutError {
+  return err instanceof ReconcileTimeoutError;
+}
+
+/** Default Event reason for reconcile errors that do not name their own. */
+export const DEFAULT_ERROR_REASON = 'ReconcileError';
+
+/**
+ * The Event reason for `err`: its own CamelCase `reason` (e.g. ApiError's `Conflict`), else its class
+ * name when it is more specific than `Error`, else `ReconcileError`.
+ */
+export function errorReason(err: unknown): string {
+  if (typeof err === 'object' && err !== null) {
+    const reason = (err as { reason?: unknown }).reason;
+    if (typeof reason === 'string' && /^[A-Z][A-Za-z0-9]{0,127}$/.test(reason)) return reason;
+    const name = (err as { name?: unknown }).name;
+    if (typeof name === 'string' && name !== 'Error' && /^[A-Z][A-Za-z0-9]{0,127}$/.test(name)) return name;
+  }
+  return DEFAULT_ERROR_REASON;
+}
+
+/** A one-line message for `err`. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message === '' ? err.name : err.message;
+  return String(err);
+}
