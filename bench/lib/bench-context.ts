@@ -1,0 +1,38 @@
+import type { BenchSizes } from './bench-sizes.js';
+
+/** What every workload gets from the command line. */
+export interface BenchContext {
+  /** Workload sizes and repetitions. */
+  sizes: BenchSizes;
+  /** Mode name for the report: "full", "quick" or "tiny". */
+  mode: 'full' | 'quick' | 'tiny';
+  /** Kubeconfig of a real cluster to run workloads 2–5 against as well (from KUBECONFIG); undefined = none. */
+  clusterKubeconfig: string | undefined;
+  /** Directory for --cpu-prof profiles of the operator children; undefined = no profiling. */
+  profileDir: string | undefined;
+  /** Only these systems in workloads 2 and 3 (labels' system names); undefined = all. */
+  systems: readonly string[] | undefined;
+}
+
+/** A target check: what issue 6 asks for and whether the numbers meet it. */
+export interface TargetCheck {
+  target: string;
+  actual: string;
+  met: boolean;
+}
+
+/** What a workload hands back to the report. */
+export interface WorkloadResult {
+  id: number;
+  title: string;
+  /** Markdown: the table(s) and notes. */
+  markdown: string;
+  targets: TargetCheck[];
+  /** Raw numbers for bench/results/<date>.json. */
+  raw: unknown;
+}
+
+/** Renders target checks as a markdown list. */
+export function targetLines(checks: readonly TargetCheck[]): string {
+  return checks.map((c) => `- ${c.met ? 'met' : '**missed**'}: ${c.target} — ${c.actual}`).join('\n');
+}

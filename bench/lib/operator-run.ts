@@ -1,0 +1,87 @@
+// Starts one operator under test in its own child process against a target.
+import { performance } from 'node:perf_hooks';
+import type { SystemName } from '../operators/bench-operator.js';
+import type { BenchContext } from './bench-context.js';
+import { Child } from './child.js';
+import type { Target } from './target.js';
+
+/** A system row of workloads 2 and 3. */
+export interface SystemUnderTest {
+  label: string;
+  system: SystemName;
+  workers: number;
+}
+
+export const RECONCILEKIT_8: SystemUnderTest = {
+  label: 'reconcilekit, 8 workers',
+  system: 'reconcilekit',
+  workers: 8,
+};
+export const RECONCILEKIT_1: SystemUnderTest = {
+  label: 'reconcilekit, 1 worker',
+  system: 'reconcilekit',
+  workers: 1,
+};
+export const DOT_I: SystemUnderTest = { label: '@dot-i/k8s-operator 1.3.9', system: 'dot-i', workers: 1 };
+export const HAND_WRITTEN: SystemUnderTest = {
+  label: 'client-node 1.4 informer, hand-written',
+  system: 'hand-written',
+  workers: 1,
+};
+
+/** Every system of workloads 2 and 3, reconcilekit (8 workers) first: ratios are to that row. */
+export const SYSTEMS: readonly SystemUnderTest[] = [RECONCILEKIT_8, RECONCILEKIT_1, DOT_I, HAND_WRITTEN];
+
+/** The systems of workloads 2 and 3 selected by --systems (all by default). */
+export function selectedSystems(ctx: BenchContext): readonly SystemUnderTest[] {
+  const only = ctx.systems;
+  return only === undefined
+    ? SYSTEMS
+    : SYSTEMS.filter((s) => only.includes(s.system) || only.includes(`${s.system}-${s.workers}`));
+}
+
+/** A loaded (not yet started) operator child. */
+export interface OperatorRun {
+  child: Child;
+  /** Sends start; resolves with performance.now() at the moment start was sent. */
+  start(): number;
+  /** Handler calls / reconciles so far. */
+  count(): Promise<{ calls: number; errors: number }>;
+  stop(): Promise<void>;
+}
+
+/** Forks the operator child and waits until its modules are loaded (so start time excludes imports). */
+export async function loadOperator(
+  ctx: BenchContext,
+  target: Target,
+  sut: SystemUnderTest,
+  tag: string,
+): Promise<OperatorRun> {
+  const execArgv =
+    ctx.profileDir === undefined
+      ? []
+      : [
+          '--cpu-prof',
+          `--cpu-prof-dir=${ctx.profileDir}`,
+          `--cpu-prof-name=${tag}-${sut.system}-${sut.workers}-${Date.now()}.cpuprofile`,
+        ];
+  const child = Child.fork(
+    'operators/operator-child.js',
+    [sut.system, target.kubeconfigPath, target.namespace, String(sut.workers)],
+    { env: { KUBECONFIG: target.kubeconfigPath }, execArgv },
+  );
+  await child.next('loaded', 60_000);
+  return {
+    child,
+    start: () => {
+      const at = performance.now();
+      child.send({ type: 'start' });
+      return at;
+    },
+    count: async () => {
+      const m = await child.ask({ type: 'count' }, 30_000);
+      return { calls: m.calls as number, errors: m.errors as number };
+    },
+    stop: () => child.stop(),
+  };
+}

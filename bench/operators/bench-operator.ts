@@ -1,0 +1,26 @@
+// The shape every system under test is wrapped in, so the driver treats them alike.
+
+/** The systems the bench compares. */
+export type SystemName = 'reconcilekit' | 'dot-i' | 'hand-written';
+
+/** Options every bench operator gets. */
+export interface BenchOperatorOptions {
+  /** Kubeconfig file of the API server (also exported as KUBECONFIG for peers that only read that). */
+  kubeconfigPath: string;
+  /** Namespace holding the Websites. */
+  namespace: string;
+  /** Concurrent reconciles (reconcilekit only; the peers are sequential by design). */
+  workers: number;
+}
+
+/** A running operator under test. */
+export interface BenchOperator {
+  /** Starts watching and reconciling; resolves once it has begun (not when converged). */
+  start(): Promise<void>;
+  /** Stops watching; the process exits afterwards anyway. */
+  stop(): Promise<void>;
+  /** Handler calls (peers) or reconciles (reconcilekit) so far. */
+  calls(): number;
+  /** Handler errors so far (all systems log nothing during the bench). */
+  errors(): number;
+}
