@@ -1,2 +1,18 @@
 // reconcilekit/testing — helpers for operator authors' tests.
-export {};
+export {
+  startTestEnvironment,
+  type TestEnvironment,
+  type TestEnvironmentOptions,
+} from './test-environment.js';
+export {
+  waitFor,
+  WaitTimeoutError,
+  isWaitTimeout,
+  DEFAULT_WAIT_TIMEOUT_MS,
+  DEFAULT_WAIT_INTERVAL_MS,
+  type WaitForOptions,
+} from './wait-for.js';
+export { waitForCondition, type WaitForConditionOptions } from './wait-for-condition.js';
+export { collectEvents, EventCollector, type CollectEventsOptions } from './event-collector.js';
+export { installCrds, DEFAULT_CRD_ESTABLISHED_TIMEOUT_MS, type InstallCrdsOptions } from './install-crds.js';
+export { applyManifests, readManifests, parseManifests, type ApplyManifestsOptions } from './manifests.js';
