@@ -31,5 +31,11 @@ test-e2e: install build
 	@test -n "$$KUBECONFIG" || { echo "set KUBECONFIG to the cluster to test against"; exit 2; }
 	RECONCILEKIT_E2E=1 npx vitest run spec/apiserver
 
+# Benchmarks side by side with peers (docs/benchmarks.md). QUICK=1: reduced sizes, under 2 minutes.
+# With KUBECONFIG set, workloads 2-5 also run against that cluster. Raw numbers: bench/results/<date>.json.
+bench: install build
+	npx tsc -p bench/tsconfig.json
+	node dist/bench/main.js $(if $(QUICK),--quick)
+
 clean:
 	rm -rf dist coverage node_modules/.install-stamp
