@@ -17,6 +17,7 @@ import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
 import { readBody, sendError, sendJson, type Reply } from './http-io.js';
 import { OPENAPI_V2_PROTOBUF_TYPE, openApiV2Json, openApiV2Protobuf, openApiV3Root } from './openapi.js';
+import { decodeProtobufBody, PROTOBUF_CONTENT_TYPE } from './protobuf-body.js';
 import { parseResourceRequest } from './request-info.js';
 import {
   ApiError,
@@ -123,7 +124,11 @@ export function createRouter(
     if (failing?.status !== undefined)
       throw statusForCode(failing.status, failing.message, failing.retryAfterSeconds);
     const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
-    const body = hasBody ? await readBody(req, core.settings.maxBodyBytes) : Buffer.alloc(0);
+    let body = hasBody ? await readBody(req, core.settings.maxBodyBytes) : Buffer.alloc(0);
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    if (body.length > 0 && contentType === PROTOBUF_CONTENT_TYPE && method !== 'PATCH') {
+      body = Buffer.from(JSON.stringify(decodeProtobufBody(body)));
+    }
     const ctx: RequestContext = {
       core,
       req,

@@ -1,0 +1,108 @@
+import { startApiServer, type ApiServerOptions } from '../apiserver/index.js';
+
+/** Output streams and process hooks of a command; injected so tests can drive it. */
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Resolves when the command should stop (SIGINT/SIGTERM in the real CLI). */
+  stopSignal: AbortSignal;
+}
+
+/** The CLI port default: 6443, kube-apiserver's usual port (0 = any free port). */
+export const DEFAULT_CLI_PORT = 6443;
+
+const USAGE = `usage: reconcilekit apiserver [--host H] [--port P] [--token T] [--kubeconfig PATH] [--data FILE]
+
+Runs the embedded Kubernetes-compatible API server until SIGINT/SIGTERM.
+  --host H          interface to bind (default 127.0.0.1)
+  --port P          port (default ${DEFAULT_CLI_PORT}; 0 = any free port)
+  --token T         require "Authorization: Bearer T"
+  --kubeconfig PATH write a kubeconfig for kubectl and client-node
+  --data FILE       persist objects in FILE (state survives a restart)
+`;
+
+/** Thrown for bad command-line arguments (exit code 2). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function isUsageError(e: unknown): e is UsageError {
+  return e instanceof UsageError;
+}
+
+interface ParsedArgs {
+  options: ApiServerOptions;
+  kubeconfig?: string;
+  help: boolean;
+}
+
+/** Parses `--flag value` and `--flag=value` arguments of the apiserver command. */
+export function parseApiServerArgs(args: readonly string[]): ParsedArgs {
+  const parsed: ParsedArgs = { options: { port: DEFAULT_CLI_PORT }, help: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--help' || arg === '-h') {
+      parsed.help = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    switch (flag) {
+      case '--host':
+        parsed.options.host = value;
+        break;
+      case '--port': {
+        const port = Number(value);
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new UsageError(`--port must be 0..65535, got "${value}"`);
+        parsed.options.port = port;
+        break;
+      }
+      case '--token':
+        parsed.options.token = value;
+        break;
+      case '--kubeconfig':
+        parsed.kubeconfig = value;
+        break;
+      case '--data':
+        parsed.options.dataFile = value;
+        break;
+      default:
+        throw new UsageError(`unknown flag "${flag}"`);
+    }
+  }
+  return parsed;
+}
+
+/** `reconcilekit apiserver`: starts the server, prints `listening on <url>`, runs until stopped. */
+export async function runApiServerCommand(args: readonly string[], io: CommandIo): Promise<number> {
+  let parsed: ParsedArgs;
+  try {
+    parsed = parseApiServerArgs(args);
+  } catch (e) {
+    if (!isUsageError(e)) throw e;
+    io.stderr(`reconcilekit apiserver: ${e.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const server = await startApiServer(parsed.options);
+  if (parsed.kubeconfig !== undefined) server.writeKubeconfig(parsed.kubeconfig);
+  io.stdout(`listening on ${server.url}\n`);
+  if (parsed.kubeconfig !== undefined) io.stdout(`kubeconfig written to ${parsed.kubeconfig}\n`);
+  await new Promise<void>((resolve) => {
+    if (io.stopSignal.aborted) resolve();
+    io.stopSignal.addEventListener('abort', () => {
+      resolve();
+    });
+  });
+  await server.close();
+  return 0;
+}
