@@ -21,6 +21,6 @@ export interface BenchOperator {
   stop(): Promise<void>;
   /** Handler calls (peers) or reconciles (reconcilekit) so far. */
   calls(): number;
-  /** Handler errors so far (all systems log nothing during the bench). */
-  errors(): number;
+  /** Handler errors so far (no system logs during the bench). */
+  errors(): Promise<number>;
 }

@@ -77,6 +77,6 @@ export function dotIOperator(options: BenchOperatorOptions): BenchOperator {
       operator.stop();
     },
     calls: () => operator.calls,
-    errors: () => operator.errors,
+    errors: () => Promise.resolve(operator.errors),
   };
 }

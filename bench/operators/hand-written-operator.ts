@@ -94,6 +94,6 @@ export function handWrittenOperator(options: BenchOperatorOptions): BenchOperato
     start: () => informer.start(),
     stop: () => informer.stop(),
     calls: () => calls,
-    errors: () => errors,
+    errors: () => Promise.resolve(errors),
   };
 }

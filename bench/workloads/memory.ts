@@ -28,7 +28,7 @@ interface MemorySamples {
 /** A ConfigMap whose JSON, as served (with uid, timestamps and managedFields), is about 1 KiB. */
 function configMap(i: number, namespace: string): Record<string, unknown> {
   const data: Record<string, string> = {};
-  for (let k = 0; k < 6; k++) data[`key-${k}`] = `${i}-${k}-`.padEnd(100, 'abcdefghij');
+  for (let k = 0; k < 7; k++) data[`key-${k}`] = `${i}-${k}-`.padEnd(100, 'abcdefghij');
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
