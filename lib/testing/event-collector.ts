@@ -11,18 +11,21 @@ export interface CollectEventsOptions {
   namespace?: string;
   /** Only Events about this object (each given field must match). Default: every Event. */
   involvedObject?: { kind?: string; name?: string; uid?: string };
+  /** How often the Events are listed. Default {@link DEFAULT_EVENT_POLL_INTERVAL_MS}. */
+  intervalMs?: number;
   /** Stops collecting when aborted (as {@link EventCollector.stop} does). */
   signal?: AbortSignal;
 }
 
 const EVENT_REF: ResourceRef = { apiVersion: 'v1', kind: 'Event', plural: 'events' };
-/** Pause before re-listing after a failed watch, so a broken server is not hammered. */
-const REWATCH_DELAY_MS = 100;
+/** How often {@link EventCollector} lists Events: fast enough for a test, light on the server. */
+export const DEFAULT_EVENT_POLL_INTERVAL_MS = 100;
 
 /**
- * Collects Kubernetes Events (core v1) as they are written: those that already exist when it starts,
- * then every new or updated one (an aggregated Event shows its latest `count`). Started by
- * {@link collectEvents}; call {@link EventCollector.stop} when done (it ends the watch).
+ * Collects Kubernetes Events (core v1): those that already exist when it starts, then every new or
+ * updated one (an aggregated Event shows its latest `count`). It lists rather than watches: Events are
+ * few in a test, a list never misses an update to an aggregated Event, and it works on any server.
+ * Started by {@link collectEvents}; call {@link EventCollector.stop} when done.
  */
 export class EventCollector {
   private readonly seen = new Map<string, CoreV1Event>();
@@ -30,7 +33,7 @@ export class EventCollector {
   private loop: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly client: Pick<ObjectClient, 'list' | 'watch'>,
+    private readonly client: Pick<ObjectClient, 'list'>,
     private readonly options: CollectEventsOptions = {},
   ) {
     options.signal?.addEventListener('abort', () => {
@@ -48,13 +51,13 @@ export class EventCollector {
     return waitFor(() => this.events.find(predicate), { description: 'a matching Event', ...options });
   }
 
-  /** Lists the existing Events and starts watching; resolves once the list is in. */
+  /** Lists the existing Events and starts polling; resolves once the first list is in. */
   async start(): Promise<void> {
-    const resourceVersion = await this.list();
-    this.loop = this.watchLoop(resourceVersion);
+    await this.list();
+    this.loop = this.pollLoop();
   }
 
-  /** Ends the watch; nothing is left running. */
+  /** Stops polling; nothing is left running. */
   async stop(): Promise<void> {
     this.abort.abort();
     await this.loop;
@@ -79,42 +82,28 @@ export class EventCollector {
     this.seen.set(key, event);
   }
 
-  private async list(): Promise<string> {
+  private async list(): Promise<void> {
     const list = await this.client.list<CoreV1Event>(this.ref(), { signal: this.abort.signal });
     for (const event of list.items) this.record(event);
-    return list.metadata.resourceVersion;
   }
 
-  private async watchLoop(initial: string): Promise<void> {
-    let resourceVersion = initial;
+  private async pollLoop(): Promise<void> {
+    const interval = this.options.intervalMs ?? DEFAULT_EVENT_POLL_INTERVAL_MS;
     const signal = this.abort.signal;
     while (!signal.aborted) {
       try {
-        await this.client.watch(
-          this.ref(),
-          { resourceVersion, allowWatchBookmarks: true, signal },
-          (type, obj) => {
-            const rv = obj.metadata?.resourceVersion;
-            if (rv !== undefined) resourceVersion = rv;
-            if (type === 'ADDED' || type === 'MODIFIED') this.record(obj);
-          },
-        );
+        await sleep(interval, signal);
+        await this.list();
       } catch {
-        // A broken watch or an expired resourceVersion: list again and resume from there.
-        try {
-          await sleep(REWATCH_DELAY_MS, signal);
-          resourceVersion = await this.list();
-        } catch {
-          // Aborted, or the server is still unreachable: the loop condition decides.
-        }
+        // Aborted (the loop ends), or one failed list: the next one catches up.
       }
     }
   }
 }
 
-/** Starts an {@link EventCollector} (lists existing Events, then watches) and resolves once it runs. */
+/** Starts an {@link EventCollector} (lists existing Events, then polls) and resolves once it runs. */
 export async function collectEvents(
-  client: Pick<ObjectClient, 'list' | 'watch'>,
+  client: Pick<ObjectClient, 'list'>,
   options: CollectEventsOptions = {},
 ): Promise<EventCollector> {
   const collector = new EventCollector(client, options);

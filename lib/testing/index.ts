@@ -13,6 +13,11 @@ export {
   type WaitForOptions,
 } from './wait-for.js';
 export { waitForCondition, type WaitForConditionOptions } from './wait-for-condition.js';
-export { collectEvents, EventCollector, type CollectEventsOptions } from './event-collector.js';
+export {
+  collectEvents,
+  EventCollector,
+  DEFAULT_EVENT_POLL_INTERVAL_MS,
+  type CollectEventsOptions,
+} from './event-collector.js';
 export { installCrds, DEFAULT_CRD_ESTABLISHED_TIMEOUT_MS, type InstallCrdsOptions } from './install-crds.js';
 export { applyManifests, readManifests, parseManifests, type ApplyManifestsOptions } from './manifests.js';

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment, @typescript-eslint/no-misused-spread -- client-node models are plain-data classes: objects from the wire and object literals are never instances, and spreading them is how they are built. */
 import { readFile } from 'node:fs/promises';
-import { loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
+import { loadYaml, type KubernetesObject } from '@kubernetes/client-node';
 import { isAlreadyExists } from '../kube/api-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
 
@@ -17,11 +17,23 @@ export async function readManifests(path: string): Promise<KubernetesObject[]> {
   return parseManifests(await readFile(path, 'utf8'));
 }
 
-/** Parses every object of a (multi-document) YAML text; empty documents are skipped. */
+/**
+ * Parses every object of a (multi-document) YAML text, in wire form; empty documents are skipped.
+ *
+ * client-node's `loadYaml`/`loadAllYaml` turn known kinds into its typed models, which renames fields
+ * (`x-kubernetes-preserve-unknown-fields`, a schema's `default`) and drops unknown ones — sending the
+ * result back to a server corrupts it. So each document is parsed as a plain value: nested under one key,
+ * where client-node finds no `apiVersion`/`kind` to convert by.
+ */
 export function parseManifests(yaml: string): KubernetesObject[] {
-  return (loadAllYaml(yaml) as unknown[]).filter(
-    (doc): doc is KubernetesObject => typeof doc === 'object' && doc !== null,
-  );
+  return yaml
+    .split(/^---[ \t]*(?:#.*)?$/m)
+    .filter((doc) => doc.replace(/^\s*#.*$/gm, '').trim() !== '')
+    .map((doc) => {
+      const nested = `document:\n${doc.replace(/^/gm, '  ')}`;
+      return loadYaml<{ document?: unknown }>(nested).document;
+    })
+    .filter((doc): doc is KubernetesObject => typeof doc === 'object' && doc !== null);
 }
 
 /**
