@@ -129,7 +129,7 @@ function readFields(buf: Buffer): Field[] {
 
 function entryOf(buf: Buffer): [string, Buffer] {
   let key = '';
-  let value = Buffer.alloc(0);
+  let value: Buffer = Buffer.alloc(0);
   for (const f of readFields(buf)) {
     if (f.field === 1 && Buffer.isBuffer(f.value)) key = f.value.toString('utf8');
     if (f.field === 2 && Buffer.isBuffer(f.value)) value = f.value;
@@ -192,7 +192,7 @@ export function decodeProtobufBody(body: Buffer): JsonObject {
     throw unsupported('not a Kubernetes protobuf body');
   let apiVersion = '';
   let kind = '';
-  let raw = Buffer.alloc(0);
+  let raw: Buffer = Buffer.alloc(0);
   try {
     for (const f of readFields(body.subarray(4))) {
       if (!Buffer.isBuffer(f.value)) continue;
