@@ -1,0 +1,54 @@
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KubeConfigNotFoundError, isKubeConfigNotFound, loadKubeConfig } from '../../lib/kube/kube-config.js';
+
+const KUBECONFIG_YAML = `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: { server: 'https://example.invalid:6443', insecure-skip-tls-verify: true }
+users:
+- name: u
+  user: { token: abc }
+contexts:
+- name: ctx
+  context: { cluster: c, user: u, namespace: team }
+current-context: ctx
+`;
+
+describe('loadKubeConfig', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const tmp = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'rk-kc-'));
+    dirs.push(d);
+    return d;
+  };
+
+  it('reads ~/.kube/config when KUBECONFIG is unset', () => {
+    const home = tmp();
+    mkdirSync(join(home, '.kube'));
+    writeFileSync(join(home, '.kube', 'config'), KUBECONFIG_YAML);
+    const kc = loadKubeConfig({ HOME: home });
+    expect(kc.getCurrentCluster()?.server).toBe('https://example.invalid:6443');
+    expect(kc.getContextObject(kc.getCurrentContext())?.namespace).toBe('team');
+  });
+
+  it('throws a typed error that says how to fix it when nothing is configured', () => {
+    const err = (() => {
+      try {
+        loadKubeConfig({ HOME: tmp() });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(KubeConfigNotFoundError);
+    expect(isKubeConfigNotFound(err)).toBe(true);
+    expect((err as Error).message).toMatch(/KUBECONFIG/);
+  });
+});
