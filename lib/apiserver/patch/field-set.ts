@@ -1,0 +1,178 @@
+import type { KindRef } from './kind-ref.js';
+import { listStrategyFor } from './list-strategy.js';
+import { deleteKey, isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
+
+/**
+ * A set of owned fields, as kube's fieldsV1 describes it, flattened into leaf paths. A path is a list of
+ * elements: `f:<field>`, `k:<json of the merge key>` for an item of a keyed list, `v:<json value>` for an
+ * item of a set list, and `.` for "the list item itself". Paths are stored as JSON strings.
+ */
+export type FieldSet = Set<string>;
+export type FieldPath = string[];
+
+/** Top-level and metadata fields the server manages; they are never owned by a field manager. */
+const UNOWNED_TOP_LEVEL = new Set(['apiVersion', 'kind']);
+const UNOWNED_METADATA = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
+]);
+
+export function pathKey(path: FieldPath): string {
+  return JSON.stringify(path);
+}
+
+export function parsePathKey(key: string): FieldPath {
+  return JSON.parse(key) as FieldPath;
+}
+
+/** The owned-field set an object's content implies (every leaf, and every keyed/set list item). */
+export function fieldSetOf(obj: unknown, kind: KindRef | undefined): FieldSet {
+  const set: FieldSet = new Set();
+  walk(obj, [], [], kind, set);
+  return set;
+}
+
+function walk(
+  value: unknown,
+  path: FieldPath,
+  names: string[],
+  kind: KindRef | undefined,
+  set: FieldSet,
+): void {
+  if (isJsonObject(value)) {
+    // A map is a leaf only when it is really empty, not when it holds server-managed fields alone.
+    let children = 0;
+    for (const [key, child] of Object.entries(value)) {
+      if (child === undefined) continue;
+      children++;
+      if (names.length === 0 && UNOWNED_TOP_LEVEL.has(key)) continue;
+      if (names.length === 1 && names[0] === 'metadata' && path.length === 1 && UNOWNED_METADATA.has(key)) {
+        continue;
+      }
+      walk(child, [...path, `f:${key}`], [...names, key], kind, set);
+    }
+    if (children === 0 && path.length > 0) set.add(pathKey(path));
+    return;
+  }
+  if (Array.isArray(value)) {
+    const strategy = listStrategyFor(names, kind);
+    if (strategy.type === 'atomic' || value.length === 0) {
+      set.add(pathKey(path));
+    } else if (strategy.type === 'set') {
+      for (const item of value) set.add(pathKey([...path, `v:${JSON.stringify(item)}`]));
+    } else {
+      for (const item of value) {
+        if (!isJsonObject(item)) continue;
+        const itemPath = [...path, `k:${JSON.stringify({ [strategy.key]: item[strategy.key] })}`];
+        set.add(pathKey([...itemPath, '.']));
+        for (const [key, child] of Object.entries(item)) {
+          if (child !== undefined) walk(child, [...itemPath, `f:${key}`], [...names, key], kind, set);
+        }
+      }
+    }
+    return;
+  }
+  if (path.length > 0) set.add(pathKey(path));
+}
+
+/** Converts a field set to the nested fieldsV1 JSON kube stores in managedFields. */
+export function toFieldsV1(set: FieldSet): JsonObject {
+  const root: JsonObject = {};
+  for (const key of [...set].sort()) {
+    let node = root;
+    for (const element of parsePathKey(key)) {
+      const next = node[element];
+      if (isJsonObject(next)) node = next;
+      else {
+        const created: JsonObject = {};
+        node[element] = created;
+        node = created;
+      }
+    }
+  }
+  return root;
+}
+
+/** Reads a fieldsV1 tree back into a field set (an empty node is a leaf). */
+export function fromFieldsV1(tree: unknown): FieldSet {
+  const set: FieldSet = new Set();
+  const visit = (node: unknown, path: FieldPath): void => {
+    if (!isJsonObject(node)) return;
+    for (const [element, child] of Object.entries(node)) {
+      if (isJsonObject(child) && Object.keys(child).length > 0) visit(child, [...path, element]);
+      else set.add(pathKey([...path, element]));
+    }
+  };
+  visit(tree, []);
+  return set;
+}
+
+function findItem(list: unknown[], element: string): number {
+  if (element.startsWith('k:')) {
+    const key = JSON.parse(element.slice(2)) as JsonObject;
+    return list.findIndex(
+      (item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(item[k], v)),
+    );
+  }
+  if (element.startsWith('v:')) {
+    const wanted: unknown = JSON.parse(element.slice(2));
+    return list.findIndex((item) => jsonEqual(item, wanted));
+  }
+  return -1;
+}
+
+/** The value at a field path, or undefined when the object does not have it. */
+export function valueAtPath(obj: unknown, path: FieldPath): unknown {
+  let current = obj;
+  for (const element of path) {
+    if (element === '.') continue;
+    if (element.startsWith('f:')) {
+      current = isJsonObject(current) ? current[element.slice(2)] : undefined;
+    } else {
+      current = Array.isArray(current) ? current[findItem(current, element)] : undefined;
+    }
+    if (current === undefined) return undefined;
+  }
+  return current;
+}
+
+/** Removes the field (or list item) at a path from an object, in place; a missing path is a no-op. */
+export function removeAtPath(obj: unknown, path: FieldPath): void {
+  const target = path[path.length - 1] === '.' ? path.slice(0, -1) : path;
+  const last = target[target.length - 1];
+  if (last === undefined) return;
+  const parent = valueAtPath(obj, target.slice(0, -1));
+  if (last.startsWith('f:') && isJsonObject(parent)) deleteKey(parent, last.slice(2));
+  else if (Array.isArray(parent)) {
+    const index = findItem(parent, last);
+    if (index >= 0) parent.splice(index, 1);
+  }
+}
+
+/** Human form of a path used in conflict messages: `.spec.containers[name="app"].image`. */
+export function formatPath(path: FieldPath): string {
+  return path
+    .map((element) => {
+      if (element === '.') return '';
+      if (element.startsWith('f:')) return `.${element.slice(2)}`;
+      if (element.startsWith('v:')) return `[=${element.slice(2)}]`;
+      const key = JSON.parse(element.slice(2)) as JsonObject;
+      return `[${Object.entries(key)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(',')}]`;
+    })
+    .join('');
+}
+
+/** True when `path` lies at or under `prefix` (element-wise). */
+export function isUnder(path: FieldPath, prefix: FieldPath): boolean {
+  return prefix.length <= path.length && prefix.every((element, i) => path[i] === element);
+}
