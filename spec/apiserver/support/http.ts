@@ -123,3 +123,13 @@ export function openWatch(
     req.end();
   });
 }
+
+/** metadata.name of each item of a list body. */
+export function names(list: { items: { metadata: { name: string } }[] }): string[] {
+  return list.items.map((i) => i.metadata.name);
+}
+
+/** The `field` of each cause of a Status body, sorted. */
+export function causeFields(status: { details: { causes: { field: string }[] } }): string[] {
+  return status.details.causes.map((c) => c.field).sort();
+}
