@@ -72,7 +72,7 @@ describe.skipIf(E2E)('watch', () => {
       url,
       `${cms(ns)}?watch=true&resourceVersion=${events[0]!.object.metadata.resourceVersion}`,
     );
-    expect((await fromMiddle.waitFor(1)).map((e): string => e.object.metadata.name)).toEqual(['two']);
+    expect((await fromMiddle.waitFor(1)).map((e) => String(e.object.metadata.name))).toEqual(['two']);
     w.close();
     fromMiddle.close();
   });
