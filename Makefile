@@ -37,5 +37,20 @@ bench: install build
 	npx tsc -p bench/tsconfig.json
 	node dist/bench/main.js $(if $(QUICK),--quick)
 
+# The example operator (examples/website-operator) on the embedded API server — or on the cluster of
+# KUBECONFIG — showing what it creates, updates and cleans up. KEEP=1 keeps it running until Ctrl-C.
+# Installs and builds only when needed (sources newer than the build).
+DEMO_JS := dist/examples/website-operator/demo.js
+$(DEMO_JS): $(NPM_STAMP) tsconfig.json tsconfig.build.json $(shell find lib examples -name '*.ts' ! -name '*.test.ts')
+	npx tsc -p tsconfig.build.json
+	@touch $@
+
+demo: $(DEMO_JS)
+	@node $(DEMO_JS) $(if $(KEEP),--keep)
+
+# API reference from the doc comments of the three entry points, into docs/api/ (not committed).
+docs: install
+	npx typedoc
+
 clean:
 	rm -rf dist coverage node_modules/.install-stamp
