@@ -88,19 +88,20 @@ export function collectGarbage(core: ApiServerCore): boolean {
         continue;
       }
       for (const dep of deps) {
-        if (isMarked(dep.object)) continue;
-        deleteObject(core, dep.type, dep.object, 'Background', false);
+        const current = store.findByUid(stringAt(metadataOf(dep.object), 'uid') ?? '')?.object;
+        if (!current || isMarked(current)) continue;
+        deleteObject(core, dep.type, current, 'Background', false);
         changed = true;
       }
     }
   }
-  // Dependents whose owners are all absent.
+  // Dependents whose owners are all absent (re-read: this pass may have changed them).
   for (const dep of all) {
-    const refs = ownerRefs(dep.object);
-    if (refs.length === 0 || isMarked(dep.object)) continue;
+    if (ownerRefs(dep.object).length === 0) continue;
     const current = store.findByUid(stringAt(metadataOf(dep.object), 'uid') ?? '')?.object;
     if (!current || isMarked(current)) continue;
-    if (refs.some((r) => ownerPresent(dep, r) !== undefined)) continue;
+    const refs = ownerRefs(current);
+    if (refs.length === 0 || refs.some((r) => ownerPresent(dep, r) !== undefined)) continue;
     deleteObject(core, dep.type, current, 'Background', false);
     changed = true;
   }
