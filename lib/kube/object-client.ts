@@ -329,6 +329,9 @@ export class ObjectClient {
         } else resolve();
       };
       res.on('error', finish);
+      // readline re-emits its input's errors (e.g. `aborted` when the connection drops) on the
+      // interface; without a listener that is an uncaught exception that kills the process.
+      lines.on('error', finish);
       lines.on('close', () => {
         finish(res.complete || signal.aborted ? undefined : new Error('stream ended before completion'));
       });
