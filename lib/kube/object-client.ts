@@ -332,9 +332,12 @@ export class ObjectClient {
       // readline re-emits its input's errors (e.g. `aborted` when the connection drops) on the
       // interface; without a listener that is an uncaught exception that kills the process.
       lines.on('error', finish);
-      lines.on('close', () => {
+      const ended = (): void => {
         finish(res.complete || signal.aborted ? undefined : new Error('stream ended before completion'));
-      });
+      };
+      lines.on('close', ended);
+      // A destroyed response emits 'close' without 'end'; readline would then never close.
+      res.on('close', ended);
     });
   }
 
