@@ -1,0 +1,478 @@
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
+import { ObjectClient } from '../kube/object-client.js';
+import type { ResourceRef } from '../kube/resource-ref.js';
+import { LeaderElector } from '../leader/leader-elector.js';
+import { ControllerMetrics } from '../observability/controller-metrics.js';
+import { EventRecorder } from '../observability/event-recorder.js';
+import { HealthServer } from '../observability/health-server.js';
+import type { Logger } from '../observability/logger.js';
+import { WorkQueue } from '../queue/work-queue.js';
+import { jitter } from '../util/jitter.js';
+import { sleep } from '../util/sleep.js';
+import { Informer } from '../watch/informer.js';
+import { objectKey, type Store } from '../watch/store.js';
+import { cacheKey, clientKey } from './context-keys.js';
+import { DEFAULT_REMOVED_FINALIZER_MEMORY_MS, DEFAULT_RESYNC_JITTER } from './defaults.js';
+import { ensureCrd } from './ensure-crd.js';
+import { explainApiError } from './explain-api-error.js';
+import { handleSignals, type HandleSignalsOptions } from './handle-signals.js';
+import type { FrameworkConfig } from './framework-config.js';
+import { addFinalizer, removeFinalizer } from './finalizers.js';
+import { Reconciler } from './reconciler.js';
+import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
+import { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './resolve-config.js';
+import { ownerKeys } from './owner-keys.js';
+
+/**
+ * The engine: watches a kind (and the kinds it owns), keeps the latest object per key in a cache,
+ * and runs the object's resource set through a per-key work queue — never two reconciles of one key
+ * at once, bursts coalesced, a change during a run gives exactly one more run, errors retried with
+ * per-key backoff, finalizers, pause, resync, leader election, metrics, Events and graceful shutdown.
+ * See docs/framework.md and docs/guarantees.md.
+ */
+export class Framework<Obj extends KubernetesObject = KubernetesObject> {
+  /** The configuration with every default applied. */
+  readonly config: ResolvedFrameworkConfig<Obj>;
+  /** API client shared with resources (`ctx.get(clientKey)`); undefined without an API connection. */
+  readonly client: ObjectClient | undefined;
+  private readonly logger: Logger;
+  private readonly controllerMetrics: ControllerMetrics;
+  private readonly reconciler: Reconciler<Obj>;
+  private readonly memory: RemovedFinalizerMemory;
+  private readonly events: EventRecorder | undefined;
+  private readonly remembered = new Map<string, Obj>();
+  private readonly tombstones = new Map<string, Obj>();
+  private readonly informers = new Map<string, Informer>();
+  private primary: Informer<Obj> | undefined;
+  private primaryNamespaced = true;
+  private queue: WorkQueue;
+  private workers: Promise<void>[] = [];
+  private workAbort: AbortController | undefined;
+  private readonly lifetime = new AbortController();
+  private elector: LeaderElector | undefined;
+  private election: Promise<void> | undefined;
+  private health: HealthServer | undefined;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private startPromise: Promise<void> | undefined;
+  private stopPromise: Promise<void> | undefined;
+  private isSynced = false;
+
+  constructor(config: FrameworkConfig<Obj>) {
+    this.config = resolveFrameworkConfig(config);
+    const c = this.config;
+    this.logger = c.logger.child({ controller: c.name });
+    this.client = this.makeClient(c.kubeConfig);
+    if (c.finalizer !== false && this.client === undefined) {
+      throw new InvalidConfigError(
+        'config.finalizer needs an API connection: pass config.kubeConfig (or set KUBECONFIG), or set finalizer: false',
+      );
+    }
+    if (c.finalizer !== false && c.resource === undefined) {
+      throw new InvalidConfigError(
+        'config.finalizer needs config.resource (the kind whose objects get the finalizer), or set finalizer: false',
+      );
+    }
+    if ((c.leaderElection !== false || c.crd !== undefined) && this.client === undefined) {
+      throw new InvalidConfigError(
+        'config.leaderElection and config.crd need an API connection: pass config.kubeConfig',
+      );
+    }
+    this.controllerMetrics = new ControllerMetrics({ registry: c.registry, controller: c.name });
+    this.controllerMetrics.setMaxConcurrentReconciles(c.workers);
+    this.memory = new RemovedFinalizerMemory(
+      c.resyncPeriodMs > 0 ? 3 * c.resyncPeriodMs : DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
+    );
+    if (this.client !== undefined && c.events !== false) {
+      this.events = new EventRecorder({ client: this.client, component: c.name, logger: this.logger });
+    }
+    this.queue = this.newQueue();
+    this.reconciler = new Reconciler<Obj>({
+      name: c.name,
+      router: c.router,
+      finalizer: c.finalizer,
+      pauseAnnotations: c.pauseAnnotations,
+      logger: this.logger,
+      metrics: this.controllerMetrics,
+      events: this.events,
+      memory: this.memory,
+      finalizers: this.finalizerOps(),
+      reconcileTimeoutMs: c.reconcileTimeoutMs,
+      prepareContext: (ctx) => {
+        if (this.client !== undefined) ctx.set(clientKey, this.client);
+        ctx.set(cacheKey, (kind: string) => this.cache(kind));
+      },
+    });
+  }
+
+  /** The Prometheus registry holding every metric of this framework. */
+  get metrics(): Registry {
+    return this.config.registry;
+  }
+
+  /** True once every watched kind's first list is in (immediately after start without `resource`). */
+  get synced(): boolean {
+    return this.isSynced;
+  }
+
+  /** True while started, synced and not stopping: the framework reconciles (or stands by as a follower). */
+  get ready(): boolean {
+    return this.isSynced && this.stopPromise === undefined;
+  }
+
+  /** True while this replica runs workers (always, without leader election). */
+  get leading(): boolean {
+    return this.workAbort !== undefined && !this.workAbort.signal.aborted;
+  }
+
+  /** The cache of `kind` (the reconciled kind or one in `owns`), or undefined when not watched. */
+  cache(kind: string): Store | undefined {
+    return this.informers.get(kind)?.store;
+  }
+
+  /** Informer drop-in: remembers `newObj` and enqueues its key (level-triggered: the latest wins). */
+  updateFunc(_oldObj: Obj | undefined, newObj: Obj): void {
+    const key = objectKey(newObj);
+    this.remembered.set(key, newObj);
+    this.tombstones.delete(key);
+    this.queue.add(key);
+  }
+
+  /** Informer drop-in: forgets `obj`; with finalizers off its delete path runs with this last state. */
+  deleteFunc(obj: Obj): void {
+    const key = objectKey(obj);
+    this.remembered.delete(key);
+    if (this.config.finalizer === false) this.tombstones.set(key, obj);
+    this.queue.add(key);
+  }
+
+  /** Starts watching and reconciling; resolves once the caches are synced and workers run (or stand by). */
+  start(): Promise<void> {
+    if (this.stopPromise !== undefined)
+      return Promise.reject(new Error('framework was stopped; create a new one'));
+    this.startPromise ??= this.run().catch(async (err: unknown) => {
+      this.logger.error('framework failed to start', { err });
+      await this.stop();
+      throw err;
+    });
+    return this.startPromise;
+  }
+
+  /**
+   * Stops gracefully: takes no new work, lets in-flight reconciles finish (up to
+   * `gracefulShutdownMs`, then aborts them through their signal), releases the Lease, closes watches
+   * and servers. Nothing keeps the process alive afterwards. Idempotent.
+   */
+  stop(): Promise<void> {
+    this.stopPromise ??= this.shutdown();
+    return this.stopPromise;
+  }
+
+  /**
+   * Stops this framework gracefully on SIGTERM/SIGINT and exits 0; a second signal exits at once.
+   * Returns a function removing the handlers. See also `runUntilSignal`.
+   */
+  handleSignals(options: HandleSignalsOptions = {}): () => void {
+    return handleSignals(this, { logger: this.logger, ...options }).dispose;
+  }
+
+  private async run(): Promise<void> {
+    const c = this.config;
+    const signal = this.lifetime.signal;
+    const deadline =
+      c.cacheSyncTimeoutMs > 0
+        ? AbortSignal.any([signal, AbortSignal.timeout(c.cacheSyncTimeoutMs)])
+        : signal;
+    if (c.healthServer !== false) {
+      this.health = new HealthServer({
+        ...c.healthServer,
+        registry: c.registry,
+        readinessChecks: {
+          'cache-synced': () => (this.isSynced ? undefined : 'caches not synced yet'),
+          'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
+        },
+      });
+      const url = await this.health.start(signal);
+      this.logger.info('health server listening', { url });
+    }
+    if (this.client !== undefined && c.crd !== undefined) {
+      const client = this.client;
+      const crd = c.crd;
+      await this.retrying('ensuring the CustomResourceDefinition', deadline, () =>
+        ensureCrd(client, crd, this.logger, deadline),
+      );
+    }
+    if (this.client !== undefined && c.resource !== undefined)
+      await this.startInformers(this.client, deadline);
+    this.isSynced = true;
+    this.scheduleResync();
+    if (c.leaderElection !== false && this.client !== undefined) {
+      const le = c.leaderElection;
+      this.elector = new LeaderElector({
+        client: this.client,
+        ...le,
+        logger: this.logger,
+        registry: c.registry,
+      });
+      this.election = this.elector
+        .run(signal, {
+          onStartedLeading: (leaderSignal) => {
+            this.startWorkers(leaderSignal);
+          },
+          onStoppedLeading: () => {
+            this.stopWorkersNow('leadership lost');
+          },
+        })
+        .catch((err: unknown) => {
+          this.logger.error('leader election failed', { err });
+        });
+    } else {
+      this.startWorkers(signal);
+    }
+    this.logger.info('framework started', { workers: c.workers, leaderElection: c.leaderElection !== false });
+  }
+
+  private async startInformers(client: ObjectClient, deadline: AbortSignal): Promise<void> {
+    const c = this.config;
+    const resource = c.resource;
+    if (resource === undefined) return;
+    const resolved = await this.retrying(`watching ${resource.kind} (${resource.apiVersion})`, deadline, () =>
+      client.resolve(resource),
+    );
+    this.primaryNamespaced = resolved.namespaced;
+    const primary = this.informer<Obj>(client, { ...resource, plural: resource.plural ?? resolved.plural });
+    this.primary = primary;
+    primary.on('add', (obj) => {
+      this.onPrimaryChange(obj);
+    });
+    primary.on('update', (_old, obj) => {
+      this.onPrimaryChange(obj);
+    });
+    primary.on('delete', (obj) => {
+      const key = objectKey(obj);
+      this.remembered.delete(key);
+      if (c.finalizer === false) this.tombstones.set(key, obj);
+      this.queue.add(key);
+    });
+    for (const owned of c.owns) {
+      const ref: ResourceRef & { labelSelector?: string } = { ...owned };
+      if (ref.namespace === undefined && resource.namespace !== undefined) ref.namespace = resource.namespace;
+      const informer = this.informer(client, ref);
+      const enqueueOwners = (obj: KubernetesObject): void => {
+        for (const key of ownerKeys(obj, resource, this.primaryNamespaced)) this.queue.add(key);
+      };
+      informer.on('add', enqueueOwners);
+      informer.on('update', (old, obj) => {
+        enqueueOwners(old);
+        enqueueOwners(obj);
+      });
+      informer.on('delete', enqueueOwners);
+    }
+    for (const informer of this.informers.values()) informer.start();
+    const timeout = c.cacheSyncTimeoutMs > 0 ? c.cacheSyncTimeoutMs : Number.MAX_SAFE_INTEGER;
+    await Promise.all(
+      [...this.informers.values()].map((informer) => informer.waitForSync(deadline, timeout)),
+    );
+  }
+
+  private informer<T extends KubernetesObject>(
+    client: ObjectClient,
+    ref: ResourceRef & { labelSelector?: string; fieldSelector?: string },
+  ): Informer<T> {
+    const informer = new Informer<T>({
+      client,
+      resource: ref,
+      logger: this.logger.child({ watch: ref.kind }),
+      registry: this.config.registry,
+    });
+    this.informers.set(ref.kind, informer as unknown as Informer);
+    return informer;
+  }
+
+  private onPrimaryChange(obj: Obj): void {
+    const key = objectKey(obj);
+    this.tombstones.delete(key);
+    this.remembered.delete(key);
+    this.queue.add(key);
+  }
+
+  /** Retries `fn` until it succeeds or `signal` aborts, logging each distinct failure once with its fix. */
+  private async retrying<T>(what: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+    let lastLine = '';
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (signal.aborted) throw err;
+        const line = explainApiError(err, what);
+        if (line !== lastLine) this.logger.error(line, { err });
+        lastLine = line;
+        await sleep(Math.min(200 * 2 ** attempt, 10_000), signal);
+      }
+    }
+  }
+
+  private startWorkers(parent: AbortSignal): void {
+    if (this.stopPromise !== undefined || this.workAbort !== undefined) return;
+    const abort = new AbortController();
+    this.workAbort = abort;
+    const signal = AbortSignal.any([parent, abort.signal]);
+    for (const key of this.knownKeys()) this.queue.add(key);
+    const queue = this.queue;
+    for (let i = 0; i < this.config.workers; i++) this.workers.push(this.worker(queue, signal));
+  }
+
+  /** Aborts in-flight reconciles and replaces the queue, so a new leadership term starts clean. */
+  private stopWorkersNow(reason: string): void {
+    const abort = this.workAbort;
+    if (abort === undefined) return;
+    this.workAbort = undefined;
+    abort.abort(new Error(reason));
+    this.queue.shutDown();
+    if (this.stopPromise === undefined) this.queue = this.newQueue();
+    this.workers = [];
+  }
+
+  private async worker(queue: WorkQueue, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      this.controllerMetrics.workerStarted();
+      try {
+        await this.process(queue, key, signal);
+      } catch (err) {
+        this.logger.error('unexpected engine error', { err, object: key });
+        queue.addRateLimited(key);
+      } finally {
+        this.controllerMetrics.workerFinished();
+        queue.done(key);
+      }
+    }
+  }
+
+  private async process(queue: WorkQueue, key: string, signal: AbortSignal): Promise<void> {
+    const fromStore = this.primary?.store.get(key);
+    const obj = fromStore ?? this.remembered.get(key);
+    const tombstone = obj === undefined ? this.tombstones.get(key) : undefined;
+    const outcome = await this.reconciler.reconcile(key, obj, tombstone, signal);
+    switch (outcome.result) {
+      case 'success':
+        queue.forget(key);
+        if (
+          outcome.tombstoneDone === true &&
+          tombstone !== undefined &&
+          this.tombstones.get(key) === tombstone
+        ) {
+          this.tombstones.delete(key);
+        }
+        // Without a watch on this object nobody else would deliver the patched version.
+        if (outcome.added !== undefined && fromStore === undefined) {
+          this.remembered.set(key, outcome.added as Obj);
+          queue.add(key);
+        }
+        return;
+      case 'requeue_after':
+        queue.forget(key);
+        queue.addAfter(key, outcome.delayMs);
+        return;
+      case 'requeue':
+      case 'error':
+        queue.addRateLimited(key);
+        return;
+      case 'aborted':
+        return;
+    }
+  }
+
+  private knownKeys(): Set<string> {
+    const keys = new Set<string>(this.remembered.keys());
+    for (const key of this.tombstones.keys()) keys.add(key);
+    for (const key of this.primary?.store.keys() ?? []) keys.add(key);
+    return keys;
+  }
+
+  private scheduleResync(): void {
+    const period = this.config.resyncPeriodMs;
+    if (period <= 0 || this.stopPromise !== undefined) return;
+    this.resyncTimer = setTimeout(
+      () => {
+        this.logger.debug('resync: enqueueing every cached object');
+        for (const key of this.knownKeys()) this.queue.add(key);
+        this.scheduleResync();
+      },
+      jitter(period, DEFAULT_RESYNC_JITTER),
+    );
+    this.resyncTimer.unref();
+  }
+
+  private async shutdown(): Promise<void> {
+    const c = this.config;
+    this.logger.info('stopping framework: draining in-flight reconciles', { graceMs: c.gracefulShutdownMs });
+    clearTimeout(this.resyncTimer);
+    this.queue.shutDown();
+    const workers = Promise.allSettled(this.workers);
+    const grace = new AbortController();
+    const timer = setTimeout(() => {
+      grace.abort();
+    }, c.gracefulShutdownMs);
+    await Promise.race([
+      workers,
+      new Promise((resolve) => {
+        grace.signal.addEventListener('abort', resolve);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (grace.signal.aborted) this.logger.warn('grace period over: aborting in-flight reconciles');
+    this.workAbort?.abort(new Error('framework stopped'));
+    await workers;
+    this.lifetime.abort(new Error('framework stopped'));
+    await this.election;
+    await Promise.allSettled([...this.informers.values()].map((informer) => informer.stop()));
+    await Promise.race([this.events?.flush(), sleep(2_000).catch(() => undefined)]);
+    await this.health?.close();
+    this.client?.close();
+    this.isSynced = false;
+    this.logger.info('framework stopped');
+  }
+
+  private newQueue(): WorkQueue {
+    const c = this.config;
+    return new WorkQueue({
+      name: c.name,
+      controller: c.name,
+      rateLimiter: c.rateLimiter,
+      registry: c.registry,
+    });
+  }
+
+  private makeClient(kubeConfig: KubeConfig | undefined): ObjectClient | undefined {
+    if (kubeConfig !== undefined)
+      return new ObjectClient({ kubeConfig, userAgent: `reconcilekit/${this.config.name}` });
+    const needsApi =
+      this.config.resource !== undefined ||
+      this.config.leaderElection !== false ||
+      this.config.crd !== undefined;
+    try {
+      return new ObjectClient({
+        kubeConfig: loadKubeConfig(),
+        userAgent: `reconcilekit/${this.config.name}`,
+      });
+    } catch (err) {
+      if (!isKubeConfigNotFound(err)) throw err;
+      if (needsApi) throw new InvalidConfigError(`config.kubeConfig: ${err.message}`, { cause: err });
+      return undefined;
+    }
+  }
+
+  private finalizerOps(): ConstructorParameters<typeof Reconciler<Obj>>[0]['finalizers'] {
+    const { finalizer, resource, backOffFactory } = this.config;
+    const client = this.client;
+    if (finalizer === false || client === undefined || resource === undefined) return undefined;
+    return {
+      add: (obj, signal) => addFinalizer(client, resource, obj, finalizer, backOffFactory, signal),
+      remove: (obj, signal) => removeFinalizer(client, resource, obj, finalizer, backOffFactory, signal),
+    };
+  }
+}
