@@ -12,7 +12,8 @@ export function presentObject(ctx: RequestContext, obj: JsonObject): JsonObject 
 
 /** The object as stored (storage version). */
 export function toStorage(ctx: RequestContext, obj: JsonObject): JsonObject {
-  return { ...obj, apiVersion: apiVersionOf(ctx.type.group, ctx.type.storageVersion), kind: ctx.type.kind };
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  return { apiVersion: apiVersionOf(ctx.type.group, ctx.type.storageVersion), kind: ctx.type.kind, ...rest };
 }
 
 /** The client asked for a meta.k8s.io Table (`kubectl get`). */
