@@ -14,6 +14,7 @@ import type { KindRef } from './kind-ref.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 import { PatchError } from './patch-error.js';
 import { cloneJson, deleteKey, isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
+import { normalizeObjectMeta } from '../validation/normalize-object-meta.js';
 
 export interface ApplyOptions {
   /** Name of the applying manager (the fieldManager query parameter); required by the server. */
@@ -183,7 +184,7 @@ export function serverSideApply(
     set: newSet,
   };
   const nextEntries = mine ? entries.map((e) => (e === mine ? entry : e)) : [...entries, entry];
-  return { object: writeEntries(merged, nextEntries), conflicts: [] };
+  return { object: writeEntries(normalizeObjectMeta(merged), nextEntries), conflicts: [] };
 }
 
 function conflictCause(entry: Entry, key: string): FieldCause {

@@ -134,6 +134,8 @@ describe('serverSideApply', () => {
     );
     expect(object.spec).toEqual({ size: 1 });
     expect((object.metadata as any).labels).toEqual({ a: '1' });
+    const unlabelled = serverSideApply(object, widget({ size: 1 }), opts('alice')).object;
+    expect('labels' in (unlabelled.metadata as any)).toBe(false);
     expect(entries(object)).toHaveLength(1);
     expect(entries(object)[0].time).toBe(T2);
   });
