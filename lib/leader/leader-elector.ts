@@ -155,27 +155,36 @@ export class LeaderElector {
 
   /** Gives the lease up (holder emptied) if this candidate holds it, so a standby takes over at once. */
   async release(): Promise<void> {
-    const lease = this.lease;
-    if (lease?.spec?.holderIdentity !== this.identity) return;
-    const now = Date.now();
-    const released: Lease = {
-      ...lease,
-      spec: {
-        ...lease.spec,
-        holderIdentity: '',
-        leaseDurationSeconds: 1,
-        acquireTime: microTime(now),
-        renewTime: microTime(now),
-      },
-    };
-    try {
-      this.lease = await this.options.client.replace(released, {
-        signal: AbortSignal.timeout(this.renewDeadlineMs),
-      });
-      this.setLeading(false);
-      this.logger.info('released the lease', { identity: this.identity });
-    } catch (err) {
-      this.logger.warn('could not release the lease; it expires on its own', { err });
+    const signal = AbortSignal.timeout(this.renewDeadlineMs);
+    // A renewal cut short by shutdown may have landed without us seeing the answer: on a conflict,
+    // re-read the lease and try again while it still names us.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      let lease = this.lease;
+      try {
+        if (attempt > 0) lease = await this.options.client.get<Lease>(this.ref, { signal });
+        if (lease?.spec?.holderIdentity !== this.identity) return;
+        const now = Date.now();
+        this.lease = await this.options.client.replace<Lease>(
+          {
+            ...lease,
+            spec: {
+              ...lease.spec,
+              holderIdentity: '',
+              leaseDurationSeconds: 1,
+              acquireTime: microTime(now),
+              renewTime: microTime(now),
+            },
+          },
+          { signal },
+        );
+        this.setLeading(false);
+        this.logger.info('released the lease', { identity: this.identity });
+        return;
+      } catch (err) {
+        if (isConflict(err) && attempt < 2) continue;
+        this.logger.warn('could not release the lease; it expires on its own', { err });
+        return;
+      }
     }
   }
 
