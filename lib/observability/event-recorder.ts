@@ -142,7 +142,10 @@ export class EventRecorder {
         }
       }
       const namespace = obj.metadata?.namespace ?? 'default';
-      const name = `${obj.metadata?.name ?? 'object'}.${randomBytes(8).toString('hex')}`;
+      // Event names are DNS subdomains (≤ 253 characters): a long object name is cut, or the create
+      // would be rejected and the object would never get its Warning Event.
+      const prefix = (obj.metadata?.name ?? 'object').slice(0, 253 - 17).replace(/[^a-z0-9]+$/, '');
+      const name = `${prefix === '' ? 'object' : prefix}.${randomBytes(8).toString('hex')}`;
       const body: Record<string, unknown> = {
         apiVersion: 'v1',
         kind: 'Event',
