@@ -178,3 +178,83 @@ export {
 } from './leader/leader-elector.js';
 export { LeaderElectionMetrics } from './leader/metrics.js';
 // end engine/plumbing
+// engine/framework: Framework, finalizers, pause, status conditions, metrics, events, health, signals
+export {
+  DEFAULT_WORKERS,
+  DEFAULT_REQUEUE_BASE_DELAY_MS,
+  DEFAULT_REQUEUE_FACTOR,
+  DEFAULT_REQUEUE_MAX_DELAY_MS,
+  DEFAULT_RESYNC_PERIOD_MS,
+  DEFAULT_RESYNC_JITTER,
+  DEFAULT_GRACEFUL_SHUTDOWN_MS,
+  DEFAULT_FINALIZER_PREFIX,
+  DEFAULT_PAUSE_ANNOTATIONS,
+  PAUSE_ANNOTATION_VALUE,
+  DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
+  DEFAULT_RECONCILE_TIMEOUT_MS,
+  DEFAULT_HEALTH_HOST,
+  DEFAULT_HEALTH_PORT,
+} from './framework/defaults.js';
+export { Framework } from './framework/framework.js';
+export type {
+  FrameworkConfig,
+  FrameworkResource,
+  OwnedResource,
+  LeaderElectionOptions,
+  HealthServerConfig,
+} from './framework/framework-config.js';
+export { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './framework/resolve-config.js';
+export { clientKey, cacheKey } from './framework/context-keys.js';
+export { requeueAfter, requeueAfterKey } from './framework/requeue.js';
+export {
+  ReconcileTimeoutError,
+  isReconcileTimeout,
+  errorReason,
+  DEFAULT_ERROR_REASON,
+} from './framework/reconcile-error.js';
+export {
+  finalizerName,
+  hasFinalizer,
+  addFinalizerPatch,
+  removeFinalizerPatch,
+  type JsonPatchOperation,
+} from './framework/finalizer-patch.js';
+export { addFinalizer, removeFinalizer, type AddFinalizerResult } from './framework/finalizers.js';
+export { RemovedFinalizerMemory } from './framework/removed-finalizer-memory.js';
+export { isPaused, pauseAnnotation } from './framework/pause.js';
+export {
+  setCondition,
+  getCondition,
+  isConditionTrue,
+  removeCondition,
+  type StatusCondition,
+  type StatusConditionInput,
+} from './framework/status-conditions.js';
+export { ensureCrd, CrdNamesNotAcceptedError } from './framework/ensure-crd.js';
+export { ownerKeys } from './framework/owner-keys.js';
+export {
+  handleSignals,
+  DEFAULT_SHUTDOWN_SIGNALS,
+  type HandleSignalsOptions,
+  type SignalProcess,
+  type Stoppable,
+} from './framework/handle-signals.js';
+export { runUntilSignal, type Runnable } from './framework/run-until-signal.js';
+export {
+  ControllerMetrics,
+  RECONCILE_TIME_BUCKETS,
+  type ControllerMetricsOptions,
+  type ReconcileResult,
+  type FrameworkEvent,
+} from './observability/controller-metrics.js';
+export {
+  EventRecorder,
+  DEFAULT_EVENT_AGGREGATION_WINDOW_MS,
+  DEFAULT_EVENT_CACHE_SIZE,
+  MAX_EVENT_MESSAGE_LENGTH,
+  type EventClient,
+  type EventRecorderOptions,
+  type RecordedEvent,
+} from './observability/event-recorder.js';
+export { HealthServer, type HealthServerOptions, type HealthCheck } from './observability/health-server.js';
+// end engine/framework

@@ -6,9 +6,9 @@ import { ExponentialRateLimiter, type RateLimiter } from '../queue/rate-limiter.
 import { ResourceRouter } from '../router/resource-router.js';
 import { defaultBackOffFactory, type BackOffFactory } from '../util/backoff.js';
 import {
-  DEFAULT_BACKOFF_BASE_DELAY_MS,
-  DEFAULT_BACKOFF_FACTOR,
-  DEFAULT_BACKOFF_MAX_DELAY_MS,
+  DEFAULT_REQUEUE_BASE_DELAY_MS,
+  DEFAULT_REQUEUE_FACTOR,
+  DEFAULT_REQUEUE_MAX_DELAY_MS,
   DEFAULT_CACHE_SYNC_TIMEOUT_MS,
   DEFAULT_GRACEFUL_SHUTDOWN_MS,
   DEFAULT_HEALTH_HOST,
@@ -194,9 +194,9 @@ export function resolveFrameworkConfig<Obj extends KubernetesObject>(
   const rateLimiter =
     c.rateLimiter ??
     new ExponentialRateLimiter({
-      baseDelayMs: DEFAULT_BACKOFF_BASE_DELAY_MS,
-      factor: DEFAULT_BACKOFF_FACTOR,
-      maxDelayMs: DEFAULT_BACKOFF_MAX_DELAY_MS,
+      baseDelayMs: DEFAULT_REQUEUE_BASE_DELAY_MS,
+      factor: DEFAULT_REQUEUE_FACTOR,
+      maxDelayMs: DEFAULT_REQUEUE_MAX_DELAY_MS,
     });
   if (
     !isObject(rateLimiter) ||
