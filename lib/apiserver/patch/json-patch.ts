@@ -1,5 +1,5 @@
 import { PatchError } from './patch-error.js';
-import { cloneJson, deleteKey, isJsonObject, jsonEqual } from './json-value.js';
+import { cloneJson, deleteKey, isJsonObject, jsonEqual, setKey } from './json-value.js';
 
 /** kube-apiserver refuses JSON patches with more operations than this (413 there; 400 here). */
 export const DEFAULT_MAX_JSON_PATCH_OPERATIONS = 10_000;
@@ -126,7 +126,7 @@ function addValue(root: Record<string, unknown>, pointer: string, value: unknown
       throw invalid(`${op} operation does not apply: invalid index ${token} for "${pointer}"`);
     parent.splice(index, 0, value);
   } else {
-    parent[token] = value;
+    setKey(parent, token, value);
   }
 }
 

@@ -37,3 +37,18 @@ export function jsonTypeName(value: unknown): string {
 export function deleteKey(obj: JsonObject, key: string): void {
   Reflect.deleteProperty(obj, key);
 }
+
+/**
+ * Sets `obj[key] = value` as an own data property, so a `__proto__` key from a request body stays a
+ * plain field instead of replacing the object's prototype.
+ */
+export function setKey(obj: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/** `obj[key]` if it is an own property (never a value inherited from Object.prototype). */
+export function getOwn(obj: JsonObject, key: string): unknown {
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
+}

@@ -1,4 +1,4 @@
-import { cloneJson, deleteKey, isJsonObject } from './json-value.js';
+import { cloneJson, deleteKey, getOwn, isJsonObject, setKey } from './json-value.js';
 
 /**
  * RFC 7386 JSON merge patch: objects merge recursively, `null` deletes a key, everything else (arrays,
@@ -11,12 +11,12 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
     if (value === null) {
       deleteKey(result, key);
     } else if (value !== undefined) {
-      result[key] = applyMergePatch(result[key], value);
+      setKey(result, key, applyMergePatch(getOwn(result, key), value));
     }
   }
   // Keys the patch did not touch were copied shallowly: deep-copy them so the result shares nothing.
   for (const key of Object.keys(result)) {
-    if (!(key in patch)) result[key] = cloneJson(result[key]);
+    if (!Object.hasOwn(patch, key)) setKey(result, key, cloneJson(result[key]));
   }
   return result;
 }

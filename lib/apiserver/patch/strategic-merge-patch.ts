@@ -1,7 +1,15 @@
 import type { KindRef } from './kind-ref.js';
 import { listStrategyFor } from './list-strategy.js';
 import { PatchError } from './patch-error.js';
-import { cloneJson, deleteKey, isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
+import {
+  cloneJson,
+  deleteKey,
+  getOwn,
+  isJsonObject,
+  jsonEqual,
+  setKey,
+  type JsonObject,
+} from './json-value.js';
 
 export type { KindRef } from './kind-ref.js';
 
@@ -57,9 +65,9 @@ function mergeMap(
       deleteKey(result, key);
       continue;
     }
-    const merged = mergeValue(result[key], value, [...path, key], kind);
+    const merged = mergeValue(getOwn(result, key), value, [...path, key], kind);
     if (merged === undefined) deleteKey(result, key);
-    else result[key] = merged;
+    else setKey(result, key, merged);
   }
   if (retainKeys !== undefined) {
     if (!Array.isArray(retainKeys)) throw new PatchError(`${RETAIN_KEYS} must be a list`, 422, 'Invalid');
@@ -152,12 +160,14 @@ function stripDirectives(value: JsonObject): JsonObject {
   const result: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
     if (key.startsWith('$')) continue;
-    if (isJsonObject(child)) result[key] = stripDirectives(child);
-    else if (Array.isArray(child))
-      result[key] = child.map((item) =>
-        isJsonObject(item) ? stripDirectives(item) : cloneJson<unknown>(item),
+    if (isJsonObject(child)) setKey(result, key, stripDirectives(child));
+    else if (Array.isArray(child)) {
+      setKey(
+        result,
+        key,
+        child.map((item) => (isJsonObject(item) ? stripDirectives(item) : cloneJson<unknown>(item))),
       );
-    else result[key] = cloneJson(child);
+    } else setKey(result, key, cloneJson(child));
   }
   return result;
 }

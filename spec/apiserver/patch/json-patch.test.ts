@@ -176,3 +176,17 @@ describe('applyJsonPatch', () => {
     expect(patchError(() => applyJsonPatch(doc, ops)).message).toContain('maximum operations');
   });
 });
+
+describe('a __proto__ path', () => {
+  it('adds a plain field and never walks into Object.prototype', () => {
+    const result: any = applyJsonPatch({ spec: {} }, [
+      { op: 'add', path: '/spec/__proto__', value: { polluted: true } },
+    ]);
+    expect(Object.getPrototypeOf(result.spec)).toBe(Object.prototype);
+    expect(JSON.stringify(result)).toBe('{"spec":{"__proto__":{"polluted":true}}}');
+    expect(() => applyJsonPatch({}, [{ op: 'add', path: '/__proto__/polluted', value: true }])).toThrow(
+      /missing path/,
+    );
+    expect(({} as any).polluted).toBeUndefined();
+  });
+});

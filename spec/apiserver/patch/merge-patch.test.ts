@@ -42,3 +42,13 @@ describe('applyMergePatch', () => {
     expect(patch).toEqual({ spec: { c: { deep: [2] } } });
   });
 });
+
+describe('a __proto__ key in a body', () => {
+  it('stays a plain field and never changes prototypes', () => {
+    const patch = JSON.parse('{"spec":{"__proto__":{"polluted":true}}}');
+    const result: any = applyMergePatch({ spec: {} }, patch);
+    expect(Object.getPrototypeOf(result.spec)).toBe(Object.prototype);
+    expect(JSON.stringify(result)).toBe('{"spec":{"__proto__":{"polluted":true}}}');
+    expect(({} as any).polluted).toBeUndefined();
+  });
+});

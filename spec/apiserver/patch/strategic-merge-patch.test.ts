@@ -228,3 +228,12 @@ describe('applyStrategicMergePatch', () => {
     }
   });
 });
+
+describe('a __proto__ key in a strategic patch', () => {
+  it('stays a plain field', () => {
+    const patch = JSON.parse('{"metadata":{"labels":{"__proto__":{"x":1}}}}');
+    const result: any = applyStrategicMergePatch({ metadata: {} }, patch, POD);
+    expect(Object.getPrototypeOf(result.metadata.labels)).toBe(Object.prototype);
+    expect(JSON.stringify(result.metadata.labels)).toBe('{"__proto__":{"x":1}}');
+  });
+});
