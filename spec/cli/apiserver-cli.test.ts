@@ -1,0 +1,106 @@
+// `node bin/reconcilekit.js apiserver …` as a user runs it: prints its URL, writes a kubeconfig that
+// kubectl uses, and exits 0 on SIGTERM. Needs the build (`make test` builds first; built here if absent).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseApiServerArgs } from '../../lib/cli/apiserver-command.js';
+import { kubectl } from '../apiserver/support/target.js';
+
+const root = resolve(import.meta.dirname, '../..');
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rk-cli-'));
+  if (!existsSync(join(root, 'dist/lib/cli/main.js'))) {
+    try {
+      execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'ignore' });
+    } catch {
+      // tsc exits non-zero on type errors elsewhere but still emits; the check below is what matters.
+    }
+  }
+  expect(existsSync(join(root, 'dist/lib/cli/main.js'))).toBe(true);
+}, 120_000);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function start(args: string[]): { child: ChildProcess; url: Promise<string>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [join(root, 'bin/reconcilekit.js'), 'apiserver', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = new Promise<string>((ok, fail) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (\S+)/.exec(out);
+      if (m?.[1]) ok(m[1]);
+    });
+    child.on('exit', (code) => {
+      fail(new Error(`exited ${String(code)} before listening: ${out}`));
+    });
+  });
+  url.catch(() => undefined); // awaited by the tests that expect it; a failed start shows up there
+  const exit = new Promise<number | null>((ok) =>
+    child.on('exit', (code) => {
+      ok(code);
+    }),
+  );
+  return { child, url, exit };
+}
+
+describe('reconcilekit apiserver', () => {
+  it('prints its URL, serves kubectl through the written kubeconfig, and exits 0 on SIGTERM', async () => {
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    const server = start(['--port', '0', '--kubeconfig', kubeconfigPath]);
+    try {
+      const url = await server.url;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(readFileSync(kubeconfigPath, 'utf8')).toContain(url);
+      const target = { kubeconfigPath, kubeconfig: '', url, dir, close: () => Promise.resolve() };
+      const created = await kubectl(target, ['create', 'configmap', 'from-cli', '--from-literal=a=b']);
+      expect(created.stderr).toBe('');
+      const got = await kubectl(target, ['get', 'configmap', 'from-cli', '-o', 'jsonpath={.data.a}']);
+      expect(got.stdout).toBe('b');
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exit).toBe(0);
+  });
+
+  it('keeps state across restarts with --data', async () => {
+    const data = join(dir, 'state.json');
+    const first = start(['--port', '0', '--data', data]);
+    const url1 = await first.url;
+    const res = await fetch(`${url1}/api/v1/namespaces/default/configmaps`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ metadata: { name: 'persisted' }, data: { k: 'v' } }),
+    });
+    expect(res.status).toBe(201);
+    first.child.kill('SIGINT');
+    expect(await first.exit).toBe(0);
+    const second = start(['--port', '0', '--data', data]);
+    try {
+      const url2 = await second.url;
+      const got = await fetch(`${url2}/api/v1/namespaces/default/configmaps/persisted`);
+      expect(((await got.json()) as { data: unknown }).data).toEqual({ k: 'v' });
+    } finally {
+      second.child.kill('SIGTERM');
+    }
+    expect(await second.exit).toBe(0);
+  });
+
+  it('rejects unknown flags with usage and exit code 2', async () => {
+    const bad = start(['--bogus', '1']);
+    expect(await bad.exit).toBe(2);
+    expect(() => parseApiServerArgs(['--port', 'x'])).toThrow(/--port/);
+    expect(parseApiServerArgs(['--host=0.0.0.0', '--token', 't']).options).toMatchObject({
+      host: '0.0.0.0',
+      token: 't',
+      port: 6443,
+    });
+  });
+});
