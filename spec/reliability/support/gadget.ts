@@ -80,6 +80,11 @@ export function gadget(name: string, value: string, namespace = 'default', spec:
   };
 }
 
+/** A Gadget with exactly `spec` (for bad input: anything goes). */
+export function rawGadget(name: string, spec: GadgetSpec, namespace = 'default'): Gadget {
+  return { apiVersion: GADGET_API_VERSION, kind: GADGET_KIND, metadata: { name, namespace }, spec };
+}
+
 /** The reference of one Gadget. */
 export function gadgetRef(name: string, namespace = 'default') {
   return { ...GADGET, namespace, name };
