@@ -60,6 +60,6 @@ export function listStrategyFor(path: readonly string[], kind: KindRef | undefin
   }
   if (field === 'addresses') return path.length === 2 && path[0] === 'status' ? byKey('type') : ATOMIC;
   if (field === 'tolerations' || field === 'readinessGates' || field === 'envFrom') return ATOMIC;
-  const key = BUILT_IN_MAP_LISTS[field];
+  const key = Object.hasOwn(BUILT_IN_MAP_LISTS, field) ? BUILT_IN_MAP_LISTS[field] : undefined;
   return key === undefined ? ATOMIC : byKey(key);
 }

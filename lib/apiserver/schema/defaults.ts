@@ -1,5 +1,6 @@
 import { cloneJson, isJsonObject } from '../patch/json-value.js';
 import type { JSONSchemaProps } from './json-schema-props.js';
+import { propertySchema } from './property-schema.js';
 
 /**
  * Applies the schema's `default`s in place, as kube-apiserver does after pruning on create/update and
@@ -28,7 +29,7 @@ function defaultNode(value: unknown, schema: JSONSchemaProps, root: boolean): vo
   const additional = schema.additionalProperties;
   if (isJsonObject(additional)) {
     for (const [key, item] of Object.entries(value)) {
-      if (schema.properties?.[key] === undefined) defaultNode(item, additional, false);
+      if (propertySchema(schema, key) === undefined) defaultNode(item, additional, false);
     }
   }
 }

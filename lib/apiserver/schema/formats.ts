@@ -11,7 +11,7 @@ const FORMATS: Record<string, RegExp> = {
 };
 
 export function checkFormat(format: string, value: string): boolean {
-  const pattern = FORMATS[format];
+  const pattern = Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
   if (pattern === undefined) return true;
   if (!pattern.test(value)) return false;
   if (format === 'date-time' || format === 'datetime' || format === 'date')

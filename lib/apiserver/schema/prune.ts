@@ -1,5 +1,6 @@
 import { deleteKey, isJsonObject } from '../patch/json-value.js';
 import type { JSONSchemaProps } from './json-schema-props.js';
+import { propertySchema } from './property-schema.js';
 
 /** The ObjectMeta fields kept in the `metadata` of a custom resource or embedded resource. */
 export const OBJECT_META_FIELDS: readonly string[] = [
@@ -66,7 +67,7 @@ function pruneNode(
       pruneMetadata(value[key], path2, pruned);
       continue;
     }
-    const propSchema = schema.properties?.[key] ?? additional;
+    const propSchema = propertySchema(schema, key) ?? additional;
     if (propSchema === undefined) {
       if (!preserve) {
         pruned.push(path2);

@@ -2,6 +2,7 @@ import type { FieldCause } from '../field-cause.js';
 import { isJsonObject, jsonEqual, jsonTypeName } from '../patch/json-value.js';
 import { fieldError } from '../validation/field-errors.js';
 import type { JSONSchemaProps } from './json-schema-props.js';
+import { propertySchema } from './property-schema.js';
 import { checkFormat } from './formats.js';
 
 function child(path: string, key: string): string {
@@ -179,7 +180,8 @@ function validateObject(
   root: boolean,
 ): void {
   for (const name of schema.required ?? []) {
-    if (value[name] === undefined) causes.push(fieldError.required(child(path, name)));
+    if (!Object.hasOwn(value, name) || value[name] === undefined)
+      causes.push(fieldError.required(child(path, name)));
   }
   const count = Object.keys(value).length;
   if (schema.maxProperties !== undefined && count > schema.maxProperties) {
@@ -203,7 +205,7 @@ function validateObject(
   }
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined) continue;
-    let propSchema = schema.properties?.[key];
+    let propSchema = propertySchema(schema, key);
     if (propSchema === undefined && isJsonObject(schema.additionalProperties))
       propSchema = schema.additionalProperties;
     if (propSchema === undefined) continue;
@@ -224,7 +226,7 @@ function validateMetadataNames(
 ): void {
   if (!isJsonObject(metadata)) return;
   for (const key of ['name', 'generateName']) {
-    const propSchema = schema.properties?.[key];
+    const propSchema = propertySchema(schema, key);
     if (propSchema !== undefined && metadata[key] !== undefined) {
       validateNode(metadata[key], propSchema, child(path, key), causes, false);
     }

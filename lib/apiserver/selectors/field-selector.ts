@@ -19,7 +19,9 @@ type FieldGetter = (obj: Record<string, unknown>) => string;
 
 function at(obj: unknown, path: string): unknown {
   let current = obj;
-  for (const part of path.split('.')) current = isJsonObject(current) ? current[part] : undefined;
+  for (const part of path.split('.')) {
+    current = isJsonObject(current) && Object.hasOwn(current, part) ? current[part] : undefined;
+  }
   return current;
 }
 
@@ -151,14 +153,16 @@ export function parseFieldSelector(
 ): FieldSelector {
   const supported: Record<string, FieldGetter> = {
     ...COMMON,
-    ...EXTRA_FIELDS[`${kind.group}/${kind.kind}`],
+    ...(Object.hasOwn(EXTRA_FIELDS, `${kind.group}/${kind.kind}`)
+      ? EXTRA_FIELDS[`${kind.group}/${kind.kind}`]
+      : {}),
     ...fields(...extraFields.map((f) => f.replace(/^\./, ''))),
   };
   const terms = splitUnescaped(text, ',')
     .filter((part) => part.trim() !== '')
     .map(parseTerm);
   const checks = terms.map((term) => {
-    const getter = supported[term.field];
+    const getter = Object.hasOwn(supported, term.field) ? supported[term.field] : undefined;
     if (getter === undefined) throw new SelectorError(`field label not supported: ${term.field}`);
     return (obj: Record<string, unknown>) => (getter(obj) === term.value) === (term.operator === '=');
   });

@@ -54,7 +54,7 @@ function member(value: unknown, name: string): unknown[] {
     if (Array.isArray(value)) return value;
     return isJsonObject(value) ? Object.values(value) : [];
   }
-  return isJsonObject(value) && value[name] !== undefined ? [value[name]] : [];
+  return isJsonObject(value) && Object.hasOwn(value, name) && value[name] !== undefined ? [value[name]] : [];
 }
 
 function unquote(text: string): string | undefined {

@@ -91,3 +91,11 @@ describe('pruneUnknownFields', () => {
     expect(pruneUnknownFields(obj, schema)).toEqual([]);
   });
 });
+
+describe('fields named like Object.prototype members', () => {
+  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])('prunes an unknown %s field', (key) => {
+    const obj = { spec: JSON.parse(`{"size": 1, "${key}": {"x": 1}}`) };
+    expect(pruneUnknownFields(obj, schema)).toEqual([`spec.${key}`]);
+    expect(JSON.stringify(obj)).toBe('{"spec":{"size":1}}');
+  });
+});

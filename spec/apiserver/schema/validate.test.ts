@@ -285,3 +285,17 @@ describe('validateAgainstSchema', () => {
     expect(validateAgainstSchema({ a: 2, b: 20, c: 'ok' }, s)).toEqual([]);
   });
 });
+
+describe('required fields named like Object.prototype members', () => {
+  it('reports a missing "constructor" property', () => {
+    const s: JSONSchemaProps = {
+      type: 'object',
+      required: ['constructor'],
+      properties: { constructor: { type: 'string' } },
+    };
+    expect(validateAgainstSchema({}, s)).toEqual([
+      { field: 'constructor', reason: 'FieldValueRequired', message: 'Required value' },
+    ]);
+    expect(validateAgainstSchema({ toString: 5 }, { type: 'object', properties: {} })).toEqual([]);
+  });
+});

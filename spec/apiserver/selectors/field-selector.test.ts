@@ -71,6 +71,8 @@ describe('parseFieldSelector', () => {
     ['spec.nodeName=x', CONFIGMAP, 'field label not supported: spec.nodeName'],
     ['spec.color=red', WIDGET, 'field label not supported: spec.color'],
     ['status.phase', POD, "invalid selector: 'status.phase'"],
+    ['constructor=x', POD, 'field label not supported: constructor'],
+    ['toString=x', CONFIGMAP, 'field label not supported: toString'],
     ['metadata.name=a\\x', POD, 'invalid escape sequence'],
   ])('rejects %j on %o', (text, kind, message) => {
     try {
