@@ -127,6 +127,11 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     return this.workAbort !== undefined && !this.workAbort.signal.aborted;
   }
 
+  /** Base URL of the health server once listening (`http://127.0.0.1:8080`), else undefined. */
+  get healthUrl(): string | undefined {
+    return this.health?.url;
+  }
+
   /** The cache of `kind` (the reconciled kind or one in `owns`), or undefined when not watched. */
   cache(kind: string): Store | undefined {
     return this.informers.get(kind)?.store;
