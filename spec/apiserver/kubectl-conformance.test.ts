@@ -216,6 +216,39 @@ describe('kubectl against the API server', () => {
     expect(out).toMatch(/widgets\s+wd\s+\S+\/v1\s+true\s+Widget/);
   });
 
+  it('works with the watch-list client (initial-events-end bookmark, no fallback)', async () => {
+    const env = { KUBE_FEATURE_WatchListClient: 'true' };
+    const applied = await kubectl(
+      target,
+      ['apply', '-f', '-'],
+      widget('wl', { size: 2 }, { finalizers: ['example.com/wl'] }),
+      20_000,
+      env,
+    );
+    expect(applied.code).toBe(0);
+    await ok(['delete', '-n', ns, `widgets.${group}`, 'wl', '--wait=false']);
+    const waiter = kubectl(
+      target,
+      ['wait', '--for=delete', '-n', ns, `widgets.${group}/wl`, '--timeout=15s'],
+      undefined,
+      20_000,
+      env,
+    );
+    await ok([
+      'patch',
+      '-n',
+      ns,
+      `widgets.${group}`,
+      'wl',
+      '--type=merge',
+      '-p',
+      '{"metadata":{"finalizers":null}}',
+    ]);
+    const waited = await waiter;
+    expect(waited.code).toBe(0);
+    expect(applied.stderr + waited.stderr).not.toContain('falling back');
+  });
+
   it('creates and deletes a namespace', async () => {
     const name = uniqueName('tmp');
     await ok(['create', 'namespace', name]);

@@ -7,6 +7,7 @@ import { presentObject, tableOf, wantsTable } from './presentation.js';
 import type { RequestContext } from './request-context.js';
 
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+const LIST_BLUEPRINT = 'kubernetes.io/initial-events-list-blueprint';
 
 function listOptionsInvalid(field: string, message: string): never {
   throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
@@ -117,7 +118,19 @@ export function handleWatch(ctx: RequestContext): void {
     for (const obj of core.store.list(key, namespaceOf(ctx))) {
       if (matches(obj)) stream.send('ADDED', present(obj, 'ADDED'));
     }
-    if (sendInitial === 'true') stream.sendBookmark(core.store.currentRv, { [INITIAL_EVENTS_END]: 'true' });
+    if (sendInitial === 'true') {
+      // client-go's watch-list client learns the list type from this blueprint (an empty list, base64).
+      const blueprint = {
+        kind: type.listKind,
+        apiVersion: apiVersionOf(type.group, ctx.version.name),
+        metadata: {},
+        items: [],
+      };
+      stream.sendBookmark(core.store.currentRv, {
+        [INITIAL_EVENTS_END]: 'true',
+        [LIST_BLUEPRINT]: Buffer.from(JSON.stringify(blueprint)).toString('base64'),
+      });
+    }
   }
   if (stream.isClosed) return;
   core.hub.add(stream);

@@ -65,12 +65,13 @@ export function kubectl(
   args: string[],
   input?: string,
   timeoutMs = 20_000,
+  env: Record<string, string> = {},
 ): Promise<KubectlResult> {
   return new Promise((resolve) => {
     const child = execFile(
       'kubectl',
       ['--kubeconfig', target.kubeconfigPath, '--cache-dir', join(target.dir, 'cache'), ...args],
-      { timeout: timeoutMs, env: { ...process.env, KUBECONFIG: target.kubeconfigPath } },
+      { timeout: timeoutMs, env: { ...process.env, ...env, KUBECONFIG: target.kubeconfigPath } },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
