@@ -1,6 +1,7 @@
 import { cloneJson, isJsonObject } from '../patch/json-value.js';
 import type { JSONSchemaProps } from './json-schema-props.js';
 import { propertySchema } from './property-schema.js';
+import { sanitizeSchema } from './sanitize-schema.js';
 
 /**
  * Applies the schema's `default`s in place, as kube-apiserver does after pruning on create/update and
@@ -9,7 +10,7 @@ import { propertySchema } from './property-schema.js';
  * additionalProperties values are defaulted through their schemas. The root's metadata is not touched.
  */
 export function applySchemaDefaults(value: unknown, schema: JSONSchemaProps): void {
-  defaultNode(value, schema, true);
+  defaultNode(value, sanitizeSchema(schema), true);
 }
 
 function defaultNode(value: unknown, schema: JSONSchemaProps, root: boolean): void {

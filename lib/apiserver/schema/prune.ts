@@ -1,6 +1,7 @@
 import { deleteKey, isJsonObject } from '../patch/json-value.js';
 import type { JSONSchemaProps } from './json-schema-props.js';
 import { propertySchema } from './property-schema.js';
+import { sanitizeSchema } from './sanitize-schema.js';
 
 /** The ObjectMeta fields kept in the `metadata` of a custom resource or embedded resource. */
 export const OBJECT_META_FIELDS: readonly string[] = [
@@ -36,7 +37,7 @@ function child(path: string, key: string): string {
  */
 export function pruneUnknownFields(value: unknown, schema: JSONSchemaProps): string[] {
   const pruned: string[] = [];
-  pruneNode(value, schema, '', true, pruned);
+  pruneNode(value, sanitizeSchema(schema), '', true, pruned);
   return pruned;
 }
 

@@ -1,6 +1,7 @@
 import type { FieldCause } from '../field-cause.js';
 import { isJsonObject } from '../patch/json-value.js';
 import { fieldError } from '../validation/field-errors.js';
+import { isValidPattern, keywordHasValidType, SCHEMA_KEYWORD_TYPES } from './sanitize-schema.js';
 
 const TYPES = ['object', 'array', 'string', 'integer', 'number', 'boolean'];
 
@@ -23,6 +24,20 @@ export function validateStructuralSchema(schema: Record<string, unknown>, path: 
 }
 
 function checkNode(node: Record<string, unknown>, path: string, causes: FieldCause[]): void {
+  for (const [keyword, value] of Object.entries(node)) {
+    if (!keywordHasValidType(keyword, value)) {
+      causes.push(
+        fieldError.typeInvalid(
+          `${path}.${keyword}`,
+          value,
+          `must be of type ${SCHEMA_KEYWORD_TYPES[keyword] ?? 'any'}`,
+        ),
+      );
+    }
+  }
+  if (typeof node.pattern === 'string' && !isValidPattern(node.pattern)) {
+    causes.push(fieldError.invalid(`${path}.pattern`, node.pattern, 'must be a valid regular expression'));
+  }
   const untypedAllowed =
     node['x-kubernetes-int-or-string'] === true || node['x-kubernetes-preserve-unknown-fields'] === true;
   if (node.type === undefined) {

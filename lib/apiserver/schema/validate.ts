@@ -3,6 +3,7 @@ import { isJsonObject, jsonEqual, jsonTypeName } from '../patch/json-value.js';
 import { fieldError } from '../validation/field-errors.js';
 import type { JSONSchemaProps } from './json-schema-props.js';
 import { propertySchema } from './property-schema.js';
+import { sanitizeSchema } from './sanitize-schema.js';
 import { checkFormat } from './formats.js';
 
 function child(path: string, key: string): string {
@@ -39,7 +40,7 @@ function hasType(value: unknown, type: string): boolean {
  */
 export function validateAgainstSchema(value: unknown, schema: JSONSchemaProps, path = ''): FieldCause[] {
   const causes: FieldCause[] = [];
-  validateNode(value, schema, path, causes, path === '');
+  validateNode(value, sanitizeSchema(schema), path, causes, path === '');
   return causes;
 }
 

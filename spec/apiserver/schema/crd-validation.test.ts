@@ -200,3 +200,35 @@ describe('validateCustomResourceDefinition', () => {
     expect(validateCustomResourceDefinition(defaulted)).toEqual([]);
   });
 });
+
+describe('malformed schema keywords', () => {
+  it.each([
+    ['enum', 5, 'must be of type array'],
+    ['required', 'size', 'must be of type string[]'],
+    ['minimum', '1', 'must be of type number'],
+    ['properties', [], 'must be of type schema-map'],
+    ['nullable', 'yes', 'must be of type boolean'],
+  ])('rejects %s: %j', (keyword, value, message) => {
+    const schema = { type: 'object', properties: { spec: { type: 'object', [keyword]: value } } };
+    const causes = validateCustomResourceDefinition(
+      crd({ spec: { versions: [version({ schema: { openAPIV3Schema: schema } })] } }),
+    );
+    expect(causes).toContainEqual(
+      expect.objectContaining({
+        field: `spec.versions[0].schema.openAPIV3Schema.properties[spec].${keyword}`,
+        reason: 'FieldValueTypeInvalid',
+        message: expect.stringContaining(message),
+      }),
+    );
+  });
+
+  it('rejects a pattern that does not compile', () => {
+    const schema = { type: 'object', properties: { spec: { type: 'string', pattern: '([' } } };
+    const causes = validateCustomResourceDefinition(
+      crd({ spec: { versions: [version({ schema: { openAPIV3Schema: schema } })] } }),
+    );
+    expect(causes).toEqual([
+      expect.objectContaining({ field: 'spec.versions[0].schema.openAPIV3Schema.properties[spec].pattern' }),
+    ]);
+  });
+});

@@ -299,3 +299,17 @@ describe('required fields named like Object.prototype members', () => {
     expect(validateAgainstSchema({ toString: 5 }, { type: 'object', properties: {} })).toEqual([]);
   });
 });
+
+describe('a malformed stored schema', () => {
+  it('ignores keywords of the wrong type instead of failing', () => {
+    const s = {
+      type: 'object',
+      required: 'a',
+      properties: { a: { type: 'string', enum: 5, pattern: '([', minLength: '2' } },
+    } as unknown as JSONSchemaProps;
+    expect(validateAgainstSchema({ a: 'x' }, s)).toEqual([]);
+    expect(validateAgainstSchema({ a: 1 }, s)).toEqual([
+      expect.objectContaining({ field: 'a', reason: 'FieldValueTypeInvalid' }),
+    ]);
+  });
+});
