@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { bufferFromFileOrString, type KubeConfig } from '@kubernetes/client-node';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ApiError, connectionError } from './api-error.js';
 
 /** Default `User-Agent` of reconcilekit's requests. */
@@ -55,9 +56,13 @@ export class KubeTransport {
   constructor(options: KubeTransportOptions) {
     const kc = options.kubeConfig;
     const cluster = kc.getCurrentCluster();
-    if (cluster === null) throw new Error('kubeConfig has no current cluster: set a current-context');
+    if (cluster === null) {
+      throw new InvalidConfigError(
+        'kubeConfig has no current cluster: set current-context in the kubeconfig',
+      );
+    }
     if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify) {
-      throw new Error(
+      throw new InvalidConfigError(
         `plain http server ${cluster.server} needs insecure-skip-tls-verify: true on its kubeconfig cluster`,
       );
     }

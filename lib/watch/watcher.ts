@@ -231,6 +231,8 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     switch (type) {
       case 'ADDED':
       case 'MODIFIED': {
+        const known = this.store.get(objectKey(object));
+        if (known !== undefined && rv !== undefined && known.metadata?.resourceVersion === rv) break; // replayed
         const old = this.store.set(object);
         this.emit(old === undefined ? { type: 'ADDED', object } : { type: 'MODIFIED', object, old });
         break;

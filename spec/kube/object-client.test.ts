@@ -11,6 +11,7 @@ import {
   isServerError,
 } from '../../lib/kube/api-error.js';
 import { makeKeepAliveApiClient, makeKeepAliveObjectApi } from '../../lib/kube/keep-alive-api.js';
+import { InvalidConfigError } from '../../lib/errors/invalid-config-error.js';
 import { ObjectClient } from '../../lib/kube/object-client.js';
 import {
   configMap,
@@ -212,5 +213,6 @@ describe('ObjectClient connection errors', () => {
       { name: 'u' },
     );
     expect(() => new ObjectClient({ kubeConfig: kc })).toThrow(/insecure-skip-tls-verify/);
+    expect(() => new ObjectClient({ kubeConfig: kc })).toThrow(InvalidConfigError);
   });
 });
