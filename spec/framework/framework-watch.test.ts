@@ -1,0 +1,157 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cacheKey } from '../../lib/framework/context-keys.js';
+import { Framework } from '../../lib/framework/framework.js';
+import { createLogger } from '../../lib/observability/logger.js';
+import { ResourceSet } from '../../lib/router/resource-set.js';
+import {
+  eventually,
+  RecordingResource,
+  ref,
+  startHarness,
+  widget,
+  WIDGET,
+  WIDGET_CRD,
+  type Harness,
+  type Widget,
+} from './harness.js';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+describe('Framework watches on the embedded API server', () => {
+  let h: Harness;
+  let fw: Framework<Widget> | undefined;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    await fw?.stop();
+    fw = undefined;
+    await h.close();
+  });
+
+  function make(recorder: RecordingResource, extra: Record<string, unknown> = {}): Framework<Widget> {
+    fw = new Framework<Widget>({
+      name: 'watcher',
+      kubeConfig: h.kubeConfig,
+      resource: { apiVersion: WIDGET.apiVersion, kind: WIDGET.kind },
+      resourceSets: [new ResourceSet<Widget>({ resources: [recorder] })],
+      finalizer: false,
+      logger: createLogger({ silent: true }),
+      ...extra,
+    });
+    return fw;
+  }
+
+  it('keeps reconciling across dropped watch connections and relists after 410 Expired', async () => {
+    const recorder = new RecordingResource();
+    await make(recorder).start();
+    await h.client.create(widget('w1'));
+    await eventually(() => recorder.count('create', 'w1') === 1);
+
+    const drops = h.server.faults.inject({ resource: 'widgets', verb: 'watch', dropWatchAfterMs: 50 });
+    await sleep(150);
+    await h.client.create(widget('w2'));
+    await eventually(() => recorder.count('create', 'w2') === 1, 5_000, 'w2 seen after drops');
+    drops.remove();
+
+    const expiry = h.server.faults.inject({ resource: 'widgets', verb: 'watch', dropWatchAfterMs: 30 });
+    const expired = h.server.faults.inject({ resource: 'widgets', verb: 'watch', expireWatch: true });
+    await h.client.delete(ref('w1'));
+    await h.client.create(widget('w3'));
+    await eventually(() => recorder.count('create', 'w3') === 1, 5_000, 'w3 seen after relist');
+    await eventually(() => recorder.count('delete', 'w1') === 1, 5_000, 'w1 deletion seen after relist');
+    expiry.remove();
+    expired.remove();
+    const text = await fw!.metrics.metrics();
+    expect(text).toMatch(/reconcilekit_watch_relists_total\{resource="[^"]*"\} ([2-9]|\d\d)/);
+  });
+
+  it('enqueues the owner when an owned object changes or goes, and serves owned objects from its cache', async () => {
+    const recorder = new RecordingResource();
+    const seen: number[] = [];
+    recorder.onCreate = async (ctx, obj) => {
+      const cache = ctx.get(cacheKey)?.('ConfigMap');
+      seen.push(cache?.byOwnerUid(obj.metadata!.uid!).length ?? -1);
+    };
+    await make(recorder, { owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }] }).start();
+    const owner = await h.client.create(widget('owner'));
+    await eventually(() => recorder.count('create', 'owner') === 1);
+    const child = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'owner-page',
+        namespace: 'default',
+        ownerReferences: [
+          {
+            apiVersion: WIDGET.apiVersion,
+            kind: 'Widget',
+            name: 'owner',
+            uid: owner.metadata!.uid!,
+            controller: true,
+          },
+        ],
+      },
+    };
+    await h.client.create(child as KubernetesObject);
+    await eventually(() => recorder.count('create', 'owner') === 2, 5_000, 'owner enqueued by child create');
+    expect(seen.at(-1)).toBe(1);
+    expect(fw!.cache('ConfigMap')?.get('default/owner-page')).toBeDefined();
+    await h.client.delete({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      plural: 'configmaps',
+      namespace: 'default',
+      name: 'owner-page',
+    });
+    await eventually(() => recorder.count('create', 'owner') === 3, 5_000, 'owner enqueued by child delete');
+    expect(seen.at(-1)).toBe(0);
+  });
+
+  it('creates its CRD when missing and waits until it is established', async () => {
+    const recorder = new RecordingResource();
+    const gadgetCrd = structuredClone(WIDGET_CRD) as any;
+    gadgetCrd.metadata.name = 'gadgets.test.reconcilekit.io';
+    gadgetCrd.spec.names = { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' };
+    fw = new Framework<Widget>({
+      name: 'gadgets',
+      kubeConfig: h.kubeConfig,
+      crd: gadgetCrd,
+      resource: { apiVersion: WIDGET.apiVersion, kind: 'Gadget' },
+      resourceSets: [new ResourceSet<Widget>({ resources: [recorder] })],
+      logger: createLogger({ silent: true }),
+    });
+    await fw.start();
+    await h.client.create({
+      apiVersion: WIDGET.apiVersion,
+      kind: 'Gadget',
+      metadata: { name: 'g', namespace: 'default' },
+    });
+    await eventually(() => recorder.count('create') === 1);
+  });
+
+  it('keeps retrying while the kind is not served, with one clear log line, and fails start after the sync timeout', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      stream: new (await import('node:stream')).Writable({
+        write(chunk, _enc, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    });
+    fw = new Framework<Widget>({
+      name: 'missing',
+      kubeConfig: h.kubeConfig,
+      resource: { apiVersion: 'nope.reconcilekit.io/v1', kind: 'Nothing' },
+      resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
+      cacheSyncTimeoutMs: 600,
+      logger,
+    });
+    await expect(fw.start()).rejects.toThrow();
+    const hints = lines.filter((l) => l.includes('install its CustomResourceDefinition'));
+    expect(hints).toHaveLength(1);
+  });
+});
