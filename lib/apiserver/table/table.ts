@@ -45,7 +45,7 @@ const NAME_COLUMN = {
  * Renders objects as a `meta.k8s.io/v1` Table (what kubectl asks for with
  * `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`): a Name column, then `columns` (or Age when
  * none are given); `date` cells are ages relative to `now`; missing values are null cells (kubectl shows
- * `<none>`). For a watch event, render a one-row table per event and drop columnDefinitions after the first.
+ * `<none>`). Cells follow kube's CRD table convertor. For a watch event, render a one-row table per event and drop columnDefinitions after the first.
  */
 export function renderTable(
   objects: Record<string, unknown>[],
@@ -90,34 +90,42 @@ export function renderTable(
   };
 }
 
+/** A cell as kube's CRD table convertor computes it: only the first JSONPath result counts. */
 function cell(obj: Record<string, unknown>, column: PrinterColumn, now: Date): unknown {
-  let values: unknown[];
+  let first: unknown;
   try {
-    values = evaluateJsonPath(obj, column.jsonPath).filter((v) => v !== null);
+    first = evaluateJsonPath(obj, column.jsonPath)[0];
   } catch {
     return null;
   }
-  if (values.length === 0) return null;
-  const first = values[0];
-  if (values.length === 1) {
-    switch (column.type) {
-      case 'integer':
-        return typeof first === 'number' && Number.isInteger(first) ? first : null;
-      case 'number':
-        return typeof first === 'number' ? first : null;
-      case 'boolean':
-        return typeof first === 'boolean' ? first : null;
-      case 'date': {
-        const time = typeof first === 'string' ? Date.parse(first) : Number.NaN;
-        return Number.isNaN(time) ? '<invalid>' : humanDuration(now.getTime() - time);
-      }
-      default:
-        return format(first);
+  if (first === undefined || first === null) return null;
+  switch (column.type) {
+    case 'integer':
+      return typeof first === 'number' ? Math.trunc(first) : null;
+    case 'number':
+      return typeof first === 'number' ? first : null;
+    case 'boolean':
+      return typeof first === 'boolean' ? first : null;
+    case 'date': {
+      if (typeof first !== 'string') return null;
+      const time = Date.parse(first);
+      return Number.isNaN(time) ? '<invalid>' : humanDuration(now.getTime() - time);
     }
+    default:
+      return goFormat(first);
   }
-  return values.map(format).join(',');
 }
 
-function format(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+/** Go's fmt.Sprint of a JSON value, which kube's JSONPath printer uses for string columns. */
+function goFormat(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
+  if (isJsonObject(value)) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${key}:${goFormat(value[key])}`);
+    return `map[${entries.join(' ')}]`;
+  }
+  if (value === null || value === undefined) return '<nil>';
+  return String(value);
 }

@@ -102,7 +102,10 @@ describe('renderTable', () => {
         priority: 1,
       },
       { name: 'Tags', type: 'string', jsonPath: '.spec.tags[*]' },
-      { name: 'Spec', type: 'string', jsonPath: '.spec.tags' },
+      { name: 'List', type: 'string', jsonPath: '.spec.tags' },
+      { name: 'Map', type: 'string', jsonPath: '.metadata.labels' },
+      { name: 'Truncated', type: 'integer', jsonPath: '.spec.ratio' },
+      { name: 'NotADate', type: 'date', jsonPath: '.spec.replicas' },
       { name: 'Missing', type: 'string', jsonPath: '.status.nothing' },
       { name: 'WrongType', type: 'integer', jsonPath: '.spec.paused' },
     ];
@@ -110,7 +113,23 @@ describe('renderTable', () => {
     expect(table.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', ...columns.map((c) => c.name)]);
     expect(table.columnDefinitions[5].priority).toBe(1);
     expect(table.rows).toEqual([
-      { cells: ['w1', 3, 0.5, false, 'False', '2d', 'a,b', '["a","b"]', null, null] },
+      {
+        cells: [
+          'w1',
+          3,
+          0.5,
+          false,
+          'False',
+          '2d',
+          'a',
+          '[a b]',
+          'map[app.kubernetes.io/name:demo]',
+          0,
+          null,
+          null,
+          null,
+        ],
+      },
     ]);
   });
 
