@@ -127,5 +127,5 @@ function goFormat(value: unknown): string {
     return `map[${entries.join(' ')}]`;
   }
   if (value === null || value === undefined) return '<nil>';
-  return String(value);
+  return JSON.stringify(value);
 }
