@@ -13,6 +13,7 @@ interface Candidate {
   stop: AbortController;
   done: Promise<void>;
   log: { event: 'started' | 'stopped'; at: number }[];
+  leaders: string[];
   leaderSignal?: AbortSignal;
 }
 
@@ -41,13 +42,14 @@ describe('LeaderElector against the embedded API server', () => {
       ...options,
     });
     const stop = new AbortController();
-    const c: Candidate = { elector, stop, log: [], done: Promise.resolve() };
+    const c: Candidate = { elector, stop, log: [], leaders: [], done: Promise.resolve() };
     c.done = elector.run(stop.signal, {
       onStartedLeading: (signal) => {
         c.leaderSignal = signal;
         c.log.push({ event: 'started', at: Date.now() });
       },
       onStoppedLeading: () => c.log.push({ event: 'stopped', at: Date.now() }),
+      onNewLeader: (identity) => c.leaders.push(identity),
     });
     cleanups.push(async () => {
       stop.abort();
@@ -74,6 +76,7 @@ describe('LeaderElector against the embedded API server', () => {
     expect(a.elector.isLeader()).toBe(true);
     expect(b.elector.isLeader()).toBe(false);
     expect((await lease()).spec?.holderIdentity).toBe('a');
+    expect(b.leaders).toEqual(['a']);
     expect(await registry.metrics()).toContain('leader_election_master_status{name="my-operator"} 1');
   });
 
