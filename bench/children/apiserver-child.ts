@@ -16,6 +16,6 @@ reply({ type: 'listening', url: server.url, kubeconfigPath, startMs });
 onDriverMessage(async (message) => {
   if (message.type === 'stop') {
     await server.close();
-    process.disconnect();
+    process.exit(0);
   }
 });

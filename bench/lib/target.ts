@@ -27,11 +27,21 @@ export interface Target {
 let counter = 0;
 
 /** Starts a fresh embedded API server child and prepares a namespace and the Website CRD. */
-export async function embeddedTarget(options: { installCrd?: boolean } = {}): Promise<Target> {
+export async function embeddedTarget(
+  options: { installCrd?: boolean; profileDir?: string | undefined } = {},
+): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'rk-bench-'));
   const kubeconfigPath = join(dir, 'kubeconfig.yaml');
   const forkedAt = performance.now();
-  const child = Child.fork('children/apiserver-child.js', [kubeconfigPath]);
+  const execArgv =
+    options.profileDir === undefined
+      ? []
+      : [
+          '--cpu-prof',
+          `--cpu-prof-dir=${options.profileDir}`,
+          `--cpu-prof-name=apiserver-${Date.now()}.cpuprofile`,
+        ];
+  const child = Child.fork('children/apiserver-child.js', [kubeconfigPath], { execArgv });
   const listening = await child.next('listening', 60_000);
   const processMs = performance.now() - forkedAt;
   const rest = await KubeRest.fromFile(kubeconfigPath);

@@ -147,7 +147,9 @@ function checks(summaries: Map<SystemUnderTest, Summary>, where: string): Target
 export async function runEndToEnd(ctx: BenchContext): Promise<WorkloadResult> {
   const n = ctx.sizes.endToEndObjects;
   progress(`workload 2: end to end, ${n} Websites, ${ctx.sizes.runs} runs per system`);
-  const where: [string, () => Promise<Target>][] = [['embedded', () => embeddedTarget()]];
+  const where: [string, () => Promise<Target>][] = [
+    ['embedded', () => embeddedTarget({ profileDir: ctx.profileDir })],
+  ];
   const cluster = ctx.clusterKubeconfig;
   if (cluster !== undefined) where.push(['cluster', () => clusterTarget(cluster)]);
   const parts: string[] = [];

@@ -1,0 +1,114 @@
+// `make bench`: runs the workloads of issue 6, prints one markdown table per workload on stdout (progress on
+// stderr) and writes the raw numbers to bench/results/<date>.json.
+//
+// usage: node dist/bench/main.js [--quick | --tiny] [--only 1,2,...] [--runs N] [--out DIR | --no-write]
+//                                [--cpu-prof DIR] [--systems reconcilekit-8,reconcilekit-1,dot-i,hand-written]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { BenchContext, WorkloadResult } from './lib/bench-context.js';
+import { FULL_SIZES, QUICK_SIZES, TINY_SIZES } from './lib/bench-sizes.js';
+import { progress } from './lib/progress.js';
+
+const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<WorkloadResult>>> = {
+  1: async () => (await import('./workloads/engine-overhead.js')).runEngineOverhead,
+  2: async () => (await import('./workloads/end-to-end.js')).runEndToEnd,
+  3: async () => (await import('./workloads/burst-coalescing.js')).runBurstCoalescing,
+  4: async () => (await import('./workloads/memory.js')).runMemory,
+  5: async () => (await import('./workloads/apiserver-speed.js')).runApiServerSpeed,
+};
+
+/** The machine a run happened on, for the report. */
+function machine(): Record<string, unknown> {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    cpus: cpus.length,
+    availableParallelism: os.availableParallelism(),
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+  };
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      tiny: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      runs: { type: 'string' },
+      out: { type: 'string', default: 'bench/results' },
+      'no-write': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
+      systems: { type: 'string' },
+    },
+  });
+  const mode = values.tiny ? 'tiny' : values.quick ? 'quick' : 'full';
+  const sizes = { ...(mode === 'tiny' ? TINY_SIZES : mode === 'quick' ? QUICK_SIZES : FULL_SIZES) };
+  if (values.runs !== undefined) sizes.runs = Number(values.runs);
+  const profileDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
+  if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
+  const clusterKubeconfig =
+    process.env.KUBECONFIG === undefined || process.env.KUBECONFIG === ''
+      ? undefined
+      : process.env.KUBECONFIG;
+  const systems = values.systems?.split(',');
+  const ctx: BenchContext = { sizes, mode, clusterKubeconfig, profileDir, systems };
+  const only = values.only === undefined ? [1, 2, 3, 4, 5] : values.only.split(',').map(Number);
+  const info = machine();
+  progress(
+    `reconcilekit bench (${mode}): workloads ${only.join(', ')} on ${String(info.cpus)} × ${String(info.cpuModel)}, node ${process.version}` +
+      (clusterKubeconfig === undefined
+        ? ''
+        : `; also against the cluster of KUBECONFIG=${clusterKubeconfig}`),
+  );
+
+  const startedAt = new Date();
+  const results: WorkloadResult[] = [];
+  for (const id of only) {
+    const load = WORKLOADS[id];
+    if (load === undefined) throw new Error(`unknown workload ${id} (1–5)`);
+    const run = await load();
+    const result = await run(ctx);
+    results.push(result);
+    process.stdout.write(`\n### Workload ${result.id}: ${result.title}\n\n${result.markdown}\n`);
+  }
+  const missed = results.flatMap((r) => r.targets.filter((t) => !t.met));
+  process.stdout.write(
+    `\nMachine: ${String(info.cpus)} × ${String(info.cpuModel)}, ${String(info.memoryGiB)} GiB, ${String(info.platform)}, node ${process.version}; ` +
+      `mode ${mode}, ${sizes.runs} runs per system, ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s in all.\n` +
+      `Targets: ${results.flatMap((r) => r.targets).length - missed.length} met, ${missed.length} missed.\n`,
+  );
+
+  if (!values['no-write'] && mode !== 'tiny') {
+    mkdirSync(values.out, { recursive: true });
+    const stamp = startedAt
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z');
+    const file = join(values.out, `${stamp}${mode === 'quick' ? '-quick' : ''}.json`);
+    const payload = {
+      startedAt: startedAt.toISOString(),
+      mode,
+      sizes,
+      machine: info,
+      cluster: clusterKubeconfig !== undefined,
+      workloads: results,
+    };
+    writeFileSync(file, `${JSON.stringify(payload, null, 2)}\n`);
+    progress(`raw numbers written to ${file}`);
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(
+      `bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(1);
+  },
+);
