@@ -175,16 +175,29 @@ export function serverSideApply(
     if (keep.some((owned) => isUnder(owned, node))) continue;
     removeAtPath(merged, path);
   }
+  normalizeObjectMeta(merged);
+  // A no-op apply keeps the old timestamp (kube ignores timestamp-only managedFields changes), so the
+  // server sees an unchanged object and does not bump resourceVersion.
+  const unchanged =
+    mine !== undefined &&
+    live !== undefined &&
+    sameSet(mine.set, newSet) &&
+    mine.apiVersion === options.apiVersion &&
+    jsonEqual(withoutManagedFields(merged), withoutManagedFields(live));
   const entry: Entry = {
     manager: options.fieldManager,
     operation: 'Apply',
     apiVersion: options.apiVersion,
-    time: options.now,
+    time: unchanged ? mine.time : options.now,
     subresource,
     set: newSet,
   };
   const nextEntries = mine ? entries.map((e) => (e === mine ? entry : e)) : [...entries, entry];
-  return { object: writeEntries(normalizeObjectMeta(merged), nextEntries), conflicts: [] };
+  return { object: writeEntries(merged, nextEntries), conflicts: [] };
+}
+
+function sameSet(a: FieldSet, b: FieldSet): boolean {
+  return a.size === b.size && [...a].every((key) => b.has(key));
 }
 
 function conflictCause(entry: Entry, key: string): FieldCause {

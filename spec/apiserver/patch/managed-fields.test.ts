@@ -121,6 +121,14 @@ describe('serverSideApply', () => {
     expect(conflicts[0]!.message).toBe('conflict with "kubectl-create" using example.com/v1: .spec.size');
   });
 
+  it('keeps the old timestamp when an apply changes nothing, so the object stays equal', () => {
+    const live = serverSideApply(undefined, widget({ size: 1 }), opts('alice')).object;
+    const again = serverSideApply(live, widget({ size: 1 }), opts('alice', { now: T2 })).object;
+    expect(again).toEqual(live);
+    const changed = serverSideApply(live, widget({ size: 2 }), opts('alice', { now: T2 })).object;
+    expect(entries(changed)[0].time).toBe(T2);
+  });
+
   it('removes fields the manager applied before and omits now', () => {
     const first = serverSideApply(
       undefined,
