@@ -14,6 +14,8 @@ interface BuiltinSpec {
   returnsObject?: boolean;
 }
 
+const RBAC = 'rbac.authorization.k8s.io';
+
 const SPECS: BuiltinSpec[] = [
   {
     group: '',
@@ -57,6 +59,16 @@ const SPECS: BuiltinSpec[] = [
   { group: '', version: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'] },
   { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'] },
   { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease' },
+  { group: RBAC, version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false },
+  {
+    group: RBAC,
+    version: 'v1',
+    resource: 'clusterrolebindings',
+    kind: 'ClusterRoleBinding',
+    namespaced: false,
+  },
+  { group: RBAC, version: 'v1', resource: 'roles', kind: 'Role' },
+  { group: RBAC, version: 'v1', resource: 'rolebindings', kind: 'RoleBinding' },
   {
     group: 'apps',
     version: 'v1',
@@ -160,5 +172,6 @@ export const BUILTIN_GROUP_ORDER = [
   'events.k8s.io',
   'batch',
   'coordination.k8s.io',
+  RBAC,
   'apiextensions.k8s.io',
 ];

@@ -1,20 +1,18 @@
 import type { ApiServerCore } from './core.js';
 import { isJsonObject, metadataOf, stringAt, stringsAt, type JsonObject } from './json.js';
 import { commitUpdate, deleteObject, FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './object-lifecycle.js';
-import type { ResourceType } from './resource-type.js';
 
-interface Entry {
-  type: ResourceType;
-  object: JsonObject;
-}
-
-function ownerRefs(obj: JsonObject): JsonObject[] {
+export function ownerRefs(obj: JsonObject): JsonObject[] {
   const refs = metadataOf(obj).ownerReferences;
   return Array.isArray(refs) ? refs.filter(isJsonObject) : [];
 }
 
-function isMarked(obj: JsonObject): boolean {
+export function isMarked(obj: JsonObject): boolean {
   return stringAt(metadataOf(obj), 'deletionTimestamp') !== undefined;
+}
+
+function uidOf(obj: JsonObject): string {
+  return stringAt(metadataOf(obj), 'uid') ?? '';
 }
 
 function withoutFinalizer(obj: JsonObject, finalizer: string): JsonObject {
@@ -25,85 +23,69 @@ function withoutFinalizer(obj: JsonObject, finalizer: string): JsonObject {
   return { ...obj, metadata: next };
 }
 
+/** An owner counts only if it exists in the dependent's namespace, or is cluster-scoped. */
+function ownerPresent(core: ApiServerCore, dependent: JsonObject, ref: JsonObject): boolean {
+  const found = core.store.findByUid(stringAt(ref, 'uid') ?? '');
+  if (!found) return false;
+  const ownerNs = stringAt(metadataOf(found.object), 'namespace');
+  return ownerNs === undefined || ownerNs === stringAt(metadataOf(dependent), 'namespace');
+}
+
 /**
- * One pass of the ownerReference garbage collector: deletes dependents whose owners are all gone,
- * deletes dependents of Foreground-deleting owners and then releases the owner, strips references
- * to Orphan-deleting owners and then releases the owner. Returns true when it changed anything.
+ * Deletes a dependent whose owners are all absent (including owners that never existed), as the
+ * kube garbage collector does with Background propagation.
  */
-export function collectGarbage(core: ApiServerCore): boolean {
+export function collectDependent(core: ApiServerCore, typeKey: string, uid: string): void {
+  const found = core.store.findByUid(uid);
+  const type = core.registry.byKey(typeKey);
+  if (!found || !type || isMarked(found.object)) return;
+  const refs = ownerRefs(found.object);
+  if (refs.length === 0 || refs.some((r) => ownerPresent(core, found.object, r))) return;
+  deleteObject(core, type, found.object, 'Background', false);
+}
+
+/**
+ * Acts for one owner: gone → examine its dependents; deleting with `orphan` → strip references to it
+ * and release it; deleting with `foregroundDeletion` → delete dependents, release it once none remain.
+ */
+export function collectOwner(core: ApiServerCore, uid: string): void {
   const { store, registry } = core;
-  const all: Entry[] = [];
-  for (const key of store.typeKeys()) {
-    const type = registry.byKey(key);
-    if (!type) continue;
-    for (const object of store.list(key)) all.push({ type, object });
+  const owner = store.findByUid(uid);
+  const dependents = store.dependentsOf(uid);
+  if (!owner) {
+    for (const dep of dependents) collectDependent(core, dep.typeKey, uidOf(dep.object));
+    return;
   }
-  const dependents = new Map<string, Entry[]>();
-  for (const entry of all) {
-    for (const ref of ownerRefs(entry.object)) {
-      const uid = stringAt(ref, 'uid') ?? '';
-      const list = dependents.get(uid) ?? [];
-      list.push(entry);
-      dependents.set(uid, list);
+  const ownerType = registry.byKey(owner.typeKey);
+  if (!ownerType || !isMarked(owner.object)) return;
+  const finalizers = stringsAt(metadataOf(owner.object), 'finalizers');
+  if (finalizers.includes(ORPHAN_FINALIZER)) {
+    for (const dep of dependents) {
+      const depType = registry.byKey(dep.typeKey);
+      if (!depType) continue;
+      const refs = ownerRefs(dep.object).filter((r) => r.uid !== uid);
+      const depMeta: JsonObject = { ...metadataOf(dep.object), ownerReferences: refs };
+      if (refs.length === 0) delete depMeta.ownerReferences;
+      commitUpdate(core, depType, dep.object, { ...dep.object, metadata: depMeta }, false);
+    }
+    const fresh = store.findByUid(uid)?.object;
+    if (fresh) commitUpdate(core, ownerType, fresh, withoutFinalizer(fresh, ORPHAN_FINALIZER), false);
+    return;
+  }
+  if (finalizers.includes(FOREGROUND_FINALIZER)) {
+    if (dependents.length === 0) {
+      commitUpdate(
+        core,
+        ownerType,
+        owner.object,
+        withoutFinalizer(owner.object, FOREGROUND_FINALIZER),
+        false,
+      );
+      return;
+    }
+    for (const dep of dependents) {
+      const depType = registry.byKey(dep.typeKey);
+      if (depType && !isMarked(dep.object)) deleteObject(core, depType, dep.object, 'Background', false);
     }
   }
-  let changed = false;
-  const ownerPresent = (dependent: Entry, ref: JsonObject): JsonObject | undefined => {
-    const found = store.findByUid(stringAt(ref, 'uid') ?? '');
-    if (!found) return undefined;
-    const ownerNs = stringAt(metadataOf(found.object), 'namespace');
-    const depNs = stringAt(metadataOf(dependent.object), 'namespace');
-    if (ownerNs !== undefined && ownerNs !== depNs) return undefined;
-    return found.object;
-  };
-  // Owners being deleted with Orphan or Foreground.
-  for (const owner of all) {
-    if (!isMarked(owner.object)) continue;
-    const meta = metadataOf(owner.object);
-    const uid = stringAt(meta, 'uid') ?? '';
-    const finalizers = stringsAt(meta, 'finalizers');
-    const deps = (dependents.get(uid) ?? []).filter((d) =>
-      store.findByUid(stringAt(metadataOf(d.object), 'uid') ?? ''),
-    );
-    if (finalizers.includes(ORPHAN_FINALIZER)) {
-      for (const dep of deps) {
-        const current = store.findByUid(stringAt(metadataOf(dep.object), 'uid') ?? '')?.object;
-        if (!current) continue;
-        const refs = ownerRefs(current).filter((r) => r.uid !== uid);
-        const depMeta: JsonObject = { ...metadataOf(current), ownerReferences: refs };
-        if (refs.length === 0) delete depMeta.ownerReferences;
-        commitUpdate(core, dep.type, current, { ...current, metadata: depMeta }, false);
-      }
-      const fresh = store.findByUid(uid)?.object;
-      if (fresh) commitUpdate(core, owner.type, fresh, withoutFinalizer(fresh, ORPHAN_FINALIZER), false);
-      changed = true;
-      continue;
-    }
-    if (finalizers.includes(FOREGROUND_FINALIZER)) {
-      if (deps.length === 0) {
-        const fresh = store.findByUid(uid)?.object;
-        if (fresh)
-          commitUpdate(core, owner.type, fresh, withoutFinalizer(fresh, FOREGROUND_FINALIZER), false);
-        changed = true;
-        continue;
-      }
-      for (const dep of deps) {
-        const current = store.findByUid(stringAt(metadataOf(dep.object), 'uid') ?? '')?.object;
-        if (!current || isMarked(current)) continue;
-        deleteObject(core, dep.type, current, 'Background', false);
-        changed = true;
-      }
-    }
-  }
-  // Dependents whose owners are all absent (re-read: this pass may have changed them).
-  for (const dep of all) {
-    if (ownerRefs(dep.object).length === 0) continue;
-    const current = store.findByUid(stringAt(metadataOf(dep.object), 'uid') ?? '')?.object;
-    if (!current || isMarked(current)) continue;
-    const refs = ownerRefs(current);
-    if (refs.length === 0 || refs.some((r) => ownerPresent(dep, r) !== undefined)) continue;
-    deleteObject(core, dep.type, current, 'Background', false);
-    changed = true;
-  }
-  return changed;
 }

@@ -3,14 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import type { ApiServerCore, ApiServerLog } from './core.js';
-import { cleanupCustomResourceDefinitions } from './crd-cleanup.js';
+import { BackgroundControllers } from './background-controllers.js';
 import { crdToType } from './crd-types.js';
 import { Faults } from './faults.js';
-import { collectGarbage } from './garbage-collector.js';
 import { DEFAULT_MAX_BODY_BYTES } from './http-io.js';
 import { formatTime } from './json.js';
 import { buildKubeconfig } from './kubeconfig.js';
-import { finalizeNamespaces } from './namespace-lifecycle.js';
 import { readState, writeState } from './persistence.js';
 import { Registry } from './registry.js';
 import { createRouter } from './router.js';
@@ -90,6 +88,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     ...(options.watchHistorySize === undefined ? {} : { historySize: options.watchHistorySize }),
     onEvent: (event) => {
       hub.dispatch(event);
+      if (controllers.observe(event)) core.kick();
       if (options.dataFile !== undefined && !persistTimer && !closed) {
         persistTimer = setTimeout(persistNow, DEFAULT_PERSIST_DEBOUNCE_MS);
       }
@@ -115,18 +114,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         kickScheduled = false;
         if (closed) return;
         try {
-          const changed = [
-            collectGarbage(core),
-            finalizeNamespaces(core),
-            cleanupCustomResourceDefinitions(core),
-          ];
-          if (changed.some(Boolean)) core.kick();
+          controllers.run();
         } catch (e) {
           log('error', 'background controllers failed', { error: String(e) });
         }
+        if (controllers.pending) core.kick();
       });
     },
   };
+  const controllers = new BackgroundControllers(core);
   if (persisted) {
     const crds = persisted.objects['apiextensions.k8s.io/customresourcedefinitions'] ?? [];
     for (const crd of crds) registry.register(crdToType(crd));
@@ -183,7 +179,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const url = `http://${hostPort}`;
   const kubeconfig = buildKubeconfig(url, options.token);
   // Recover from a data file: controllers finish deletions that were in flight.
-  if (persisted) core.kick();
+  if (persisted) {
+    controllers.observeAll();
+    core.kick();
+  }
   log('info', 'apiserver listening', { url });
   let closing: Promise<void> | undefined;
   return {

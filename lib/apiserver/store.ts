@@ -1,4 +1,4 @@
-import { metadataOf, stringAt, type JsonObject } from './json.js';
+import { isJsonObject, metadataOf, stringAt, type JsonObject } from './json.js';
 
 /** Watch event types the store produces. */
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -53,6 +53,8 @@ export class ObjectStore {
   private readonly objects = new Map<string, Map<string, JsonObject>>();
   private readonly history = new Map<string, TypeHistory>();
   private readonly uids = new Map<string, { typeKey: string; key: string }>();
+  /** ownerReference uid → `typeKey\0key` of the objects that name it (garbage collection). */
+  private readonly dependents = new Map<string, Set<string>>();
   private readonly historySize: number;
   private readonly baseRv: number;
 
@@ -92,6 +94,17 @@ export class ObjectStore {
     return at && object ? { typeKey: at.typeKey, object } : undefined;
   }
 
+  /** The objects whose ownerReferences name `uid`. */
+  dependentsOf(uid: string): { typeKey: string; object: JsonObject }[] {
+    const out: { typeKey: string; object: JsonObject }[] = [];
+    for (const ref of this.dependents.get(uid) ?? []) {
+      const [typeKey = '', key = ''] = ref.split('\0');
+      const object = this.objects.get(typeKey)?.get(key);
+      if (object) out.push({ typeKey, object });
+    }
+    return out;
+  }
+
   /** Stores a new object; returns it with its resourceVersion. */
   create(typeKey: string, obj: JsonObject): JsonObject {
     const stored = withRv(obj, ++this.rv);
@@ -113,6 +126,7 @@ export class ObjectStore {
     const key = keyOf(obj);
     const current = this.objects.get(typeKey)?.get(key) ?? obj;
     this.objects.get(typeKey)?.delete(key);
+    this.index(typeKey, key, current, false);
     const uid = stringAt(metadataOf(current), 'uid');
     if (uid !== undefined) this.uids.delete(uid);
     const last = withRv(current, ++this.rv);
@@ -135,9 +149,10 @@ export class ObjectStore {
 
   /** Drops a type's objects and history without events (its CRD is gone). */
   dropType(typeKey: string): void {
-    for (const obj of this.objects.get(typeKey)?.values() ?? []) {
+    for (const [key, obj] of this.objects.get(typeKey) ?? []) {
       const uid = stringAt(metadataOf(obj), 'uid');
       if (uid !== undefined) this.uids.delete(uid);
+      this.index(typeKey, key, obj, false);
     }
     this.objects.delete(typeKey);
     this.history.delete(typeKey);
@@ -162,9 +177,33 @@ export class ObjectStore {
       this.objects.set(typeKey, map);
     }
     const key = keyOf(obj);
+    const before = map.get(key);
+    if (before) this.index(typeKey, key, before, false);
     map.set(key, obj);
+    this.index(typeKey, key, obj, true);
     const uid = stringAt(metadataOf(obj), 'uid');
     if (uid !== undefined) this.uids.set(uid, { typeKey, key });
+  }
+
+  private index(typeKey: string, key: string, obj: JsonObject, add: boolean): void {
+    const refs = metadataOf(obj).ownerReferences;
+    if (!Array.isArray(refs)) return;
+    const entry = `${typeKey}\0${key}`;
+    for (const ref of refs) {
+      const uid = isJsonObject(ref) ? stringAt(ref, 'uid') : undefined;
+      if (uid === undefined) continue;
+      let set = this.dependents.get(uid);
+      if (add) {
+        if (!set) {
+          set = new Set();
+          this.dependents.set(uid, set);
+        }
+        set.add(entry);
+      } else if (set) {
+        set.delete(entry);
+        if (set.size === 0) this.dependents.delete(uid);
+      }
+    }
   }
 
   private record(event: StoreEvent): void {

@@ -41,6 +41,7 @@ describe.skipIf(E2E)('discovery', () => {
         'batch',
         'coordination.k8s.io',
         'events.k8s.io',
+        'rbac.authorization.k8s.io',
         'apiextensions.k8s.io',
         'example.com',
       ]),

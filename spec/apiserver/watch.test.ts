@@ -115,7 +115,12 @@ describe.skipIf(E2E)('watch', () => {
     );
     const events = await w.waitFor(3);
     expect(types(events).slice(0, 3)).toEqual(['ADDED', 'ADDED', 'BOOKMARK']);
-    expect(events[2]!.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+    const annotations = events[2]!.object.metadata.annotations;
+    expect(annotations['k8s.io/initial-events-end']).toBe('true');
+    const blueprint = JSON.parse(
+      Buffer.from(annotations['kubernetes.io/initial-events-list-blueprint'], 'base64').toString(),
+    );
+    expect(blueprint).toMatchObject({ kind: 'ConfigMapList', apiVersion: 'v1' });
     w.close();
     const invalid = await api(url, 'GET', `${cms(ns)}?watch=true&sendInitialEvents=true`);
     expect(invalid.status).toBe(422);
