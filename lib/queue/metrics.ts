@@ -19,6 +19,8 @@ export class WorkQueueMetrics {
   readonly queueDuration: Histogram<'name' | 'controller'>;
   readonly workDuration: Histogram<'name' | 'controller'>;
   readonly retries: Counter<'name' | 'controller'>;
+  readonly unfinishedWork: Gauge<'name' | 'controller'>;
+  readonly longestRunning: Gauge<'name' | 'controller'>;
   private readonly probes = new Set<QueueProbe>();
 
   private static readonly byRegistry = new WeakMap<Registry, WorkQueueMetrics>();
@@ -70,7 +72,7 @@ export class WorkQueueMetrics {
       labelNames,
       registers,
     });
-    new Gauge({
+    this.unfinishedWork = new Gauge({
       name: 'workqueue_unfinished_work_seconds',
       help:
         'How many seconds of work has been done that is in progress and has not been observed by ' +
@@ -86,7 +88,7 @@ export class WorkQueueMetrics {
         }
       },
     });
-    new Gauge({
+    this.longestRunning = new Gauge({
       name: 'workqueue_longest_running_processor_seconds',
       help: 'How many seconds has the longest running processor for workqueue been running.',
       labelNames,
@@ -110,10 +112,14 @@ export class WorkQueueMetrics {
     this.retries.inc(probe.labels, 0);
     this.queueDuration.zero(probe.labels);
     this.workDuration.zero(probe.labels);
+    this.unfinishedWork.set(probe.labels, 0);
+    this.longestRunning.set(probe.labels, 0);
   }
 
-  /** Stops updating `probe`'s unfinished-work gauges (its last values stay). */
+  /** Stops updating `probe`'s unfinished-work gauges and sets them to 0 (a stopped queue runs nothing). */
   detach(probe: QueueProbe): void {
     this.probes.delete(probe);
+    this.unfinishedWork.set(probe.labels, 0);
+    this.longestRunning.set(probe.labels, 0);
   }
 }

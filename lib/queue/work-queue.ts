@@ -234,7 +234,6 @@ export class WorkQueue<K extends string = string> {
   private stopIntake(): void {
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
-    this.metrics?.detach(this.probe);
   }
 
   private releaseWaiters(): void {
@@ -245,6 +244,7 @@ export class WorkQueue<K extends string = string> {
     if (!this.shutdown) return;
     const nothingQueued = this.len() === 0 || !this.draining;
     if (nothingQueued) this.releaseWaiters();
+    if (this.processing.size === 0) this.metrics?.detach(this.probe);
     if (nothingQueued && this.processing.size === 0) this.resolveDrained();
   }
 
