@@ -1,11 +1,31 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { isNotFound, type ObjectClient, type ObjectRef } from 'reconcilekit';
+import {
+  clientKey,
+  isNotFound,
+  type ObjectClient,
+  type ObjectRef,
+  type ReconcileContext,
+} from 'reconcilekit';
 
 /**
  * The part of reconcilekit's `ObjectClient` the Website resources use. Naming it keeps each resource's
  * dependencies visible and lets a test hand in a narrower double if it wants to.
  */
 export type WebsiteClient = Pick<ObjectClient, 'get' | 'create' | 'replace' | 'patch' | 'delete'>;
+
+/**
+ * The client a resource uses in this reconciliation: the one it was given, else the Framework's own
+ * (`ctx.get(clientKey)`: shared keep-alive connections, the Framework's credentials).
+ */
+export function clientFor(ctx: ReconcileContext, configured: WebsiteClient | undefined): WebsiteClient {
+  const client = configured ?? ctx.get(clientKey);
+  if (client === undefined) {
+    throw new Error(
+      'no API client: give the resource a client, or run it under a Framework with a kubeConfig',
+    );
+  }
+  return client;
+}
 
 /** Reads one object; a NotFound answer is `undefined` (the object simply does not exist yet). */
 export async function getIfExists<T extends KubernetesObject>(

@@ -19,8 +19,8 @@ import { websiteVersion, type Website } from './website.js';
 
 /** Options of {@link createWebsiteResourceSets}. */
 export interface WebsiteResourceSetsOptions {
-  /** Client the resources read and write Kubernetes objects with. Required. */
-  client: WebsiteClient;
+  /** Client the resources read and write Kubernetes objects with. Default: the Framework's (`clientKey`). */
+  client?: WebsiteClient;
   /** Directory the page-file resource publishes pages under. Required. */
   outputDir: string;
   /**

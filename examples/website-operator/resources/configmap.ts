@@ -2,7 +2,7 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
 import { Patch, type CRUDResourceOps, type MaybePatch, type ReconcileContext } from 'reconcilekit';
-import { childRef, deleteIfExists, getIfExists, type WebsiteClient } from '../kube-client.js';
+import { childRef, clientFor, deleteIfExists, getIfExists, type WebsiteClient } from '../kube-client.js';
 import { hasLabels, hasOwner, mergedMeta } from '../object-meta.js';
 import type { PageRenderer } from '../render-page.js';
 import { childLabels, configMapName, ownerReference, websiteKey, type Website } from '../website.js';
@@ -12,8 +12,8 @@ export const PAGE_KEY = 'index.html';
 
 /** Options of {@link ConfigMapOps}. */
 export interface ConfigMapOpsOptions {
-  /** Client for ConfigMaps. Required. */
-  client: WebsiteClient;
+  /** Client for ConfigMaps. Default: the Framework's client from the context (`clientKey`). */
+  client?: WebsiteClient;
   /** Renders the page (the resource set's version decides how). Required. */
   render: PageRenderer;
 }
@@ -35,7 +35,7 @@ export class ConfigMapOps implements CRUDResourceOps<Website, State, V1ConfigMap
       namespace,
       name: configMapName(site),
     };
-    return getIfExists<V1ConfigMap>(this.options.client, ref, ctx.signal);
+    return getIfExists<V1ConfigMap>(clientFor(ctx, this.options.client), ref, ctx.signal);
   }
 
   getDesiredState(_ctx: ReconcileContext, site: Website): V1ConfigMap {
@@ -77,17 +77,17 @@ export class ConfigMapOps implements CRUDResourceOps<Website, State, V1ConfigMap
   }
 
   async applyCreateChange(ctx: ReconcileContext, _site: Website, change: V1ConfigMap): Promise<void> {
-    await this.options.client.create(change, { signal: ctx.signal });
+    await clientFor(ctx, this.options.client).create(change, { signal: ctx.signal });
     ctx.logger.info('created configmap', { name: change.metadata?.name });
   }
 
   async applyDeleteChange(ctx: ReconcileContext, _site: Website, change: V1ConfigMap): Promise<void> {
-    await deleteIfExists(this.options.client, childRef(change, 'configmaps'), ctx.signal);
+    await deleteIfExists(clientFor(ctx, this.options.client), childRef(change, 'configmaps'), ctx.signal);
     ctx.logger.info('deleted configmap', { name: change.metadata?.name });
   }
 
   async applyUpdateChange(ctx: ReconcileContext, _site: Website, change: V1ConfigMap): Promise<void> {
-    await this.options.client.replace(change, { signal: ctx.signal });
+    await clientFor(ctx, this.options.client).replace(change, { signal: ctx.signal });
     ctx.logger.info('updated configmap', { name: change.metadata?.name });
   }
 }

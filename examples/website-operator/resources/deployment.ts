@@ -7,7 +7,7 @@ import {
   type MaybePatch,
   type ReconcileContext,
 } from 'reconcilekit';
-import { childRef, deleteIfExists, getIfExists, type WebsiteClient } from '../kube-client.js';
+import { childRef, clientFor, deleteIfExists, getIfExists, type WebsiteClient } from '../kube-client.js';
 import { hasLabels, hasOwner, mergedMeta } from '../object-meta.js';
 import { notePendingChange } from '../pending-changes.js';
 import { pageChecksum, type PageRenderer } from '../render-page.js';
@@ -32,8 +32,8 @@ export const WEB_CONTAINER = 'web';
 
 /** Options of {@link DeploymentOps}. */
 export interface DeploymentOpsOptions {
-  /** Client for Deployments. Required. */
-  client: WebsiteClient;
+  /** Client for Deployments. Default: the Framework's client from the context (`clientKey`). */
+  client?: WebsiteClient;
   /** Renders the page, for the checksum annotation. Required. */
   render: PageRenderer;
   /**
@@ -73,7 +73,7 @@ export class DeploymentOps implements CRUDResourceOps<Website, State, V1Deployme
       namespace,
       name: serverName(site),
     };
-    return getIfExists<V1Deployment>(this.options.client, ref, ctx.signal);
+    return getIfExists<V1Deployment>(clientFor(ctx, this.options.client), ref, ctx.signal);
   }
 
   getDesiredState(_ctx: ReconcileContext, site: Website): V1Deployment {
@@ -150,17 +150,17 @@ export class DeploymentOps implements CRUDResourceOps<Website, State, V1Deployme
   }
 
   async applyCreateChange(ctx: ReconcileContext, _site: Website, change: V1Deployment): Promise<void> {
-    await this.options.client.create(change, { signal: ctx.signal });
+    await clientFor(ctx, this.options.client).create(change, { signal: ctx.signal });
     ctx.logger.info('created deployment', { name: change.metadata?.name });
   }
 
   async applyDeleteChange(ctx: ReconcileContext, _site: Website, change: V1Deployment): Promise<void> {
-    await deleteIfExists(this.options.client, childRef(change, 'deployments'), ctx.signal);
+    await deleteIfExists(clientFor(ctx, this.options.client), childRef(change, 'deployments'), ctx.signal);
     ctx.logger.info('deleted deployment', { name: change.metadata?.name });
   }
 
   async applyUpdateChange(ctx: ReconcileContext, _site: Website, change: V1Deployment): Promise<void> {
-    await this.options.client.replace(change, { signal: ctx.signal });
+    await clientFor(ctx, this.options.client).replace(change, { signal: ctx.signal });
     ctx.logger.info('updated deployment', { name: change.metadata?.name });
   }
 }

@@ -2,7 +2,7 @@
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
 import { Patch, type CRUDResourceOps, type MaybePatch, type ReconcileContext } from 'reconcilekit';
-import { childRef, deleteIfExists, getIfExists, type WebsiteClient } from '../kube-client.js';
+import { childRef, clientFor, deleteIfExists, getIfExists, type WebsiteClient } from '../kube-client.js';
 import { hasLabels, hasOwner, mergedMeta } from '../object-meta.js';
 import {
   childLabels,
@@ -16,8 +16,8 @@ import {
 
 /** Options of {@link ServiceOps}. */
 export interface ServiceOpsOptions {
-  /** Client for Services. Required. */
-  client: WebsiteClient;
+  /** Client for Services. Default: the Framework's client from the context (`clientKey`). */
+  client?: WebsiteClient;
 }
 
 type State = V1Service | undefined;
@@ -36,7 +36,7 @@ export class ServiceOps implements CRUDResourceOps<Website, State, V1Service> {
   getCurrentState(ctx: ReconcileContext, site: Website): Promise<State> {
     const { namespace } = websiteKey(site);
     const ref = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespace, name: serverName(site) };
-    return getIfExists<V1Service>(this.options.client, ref, ctx.signal);
+    return getIfExists<V1Service>(clientFor(ctx, this.options.client), ref, ctx.signal);
   }
 
   getDesiredState(_ctx: ReconcileContext, site: Website): V1Service {
@@ -84,17 +84,17 @@ export class ServiceOps implements CRUDResourceOps<Website, State, V1Service> {
   }
 
   async applyCreateChange(ctx: ReconcileContext, _site: Website, change: V1Service): Promise<void> {
-    await this.options.client.create(change, { signal: ctx.signal });
+    await clientFor(ctx, this.options.client).create(change, { signal: ctx.signal });
     ctx.logger.info('created service', { name: change.metadata?.name });
   }
 
   async applyDeleteChange(ctx: ReconcileContext, _site: Website, change: V1Service): Promise<void> {
-    await deleteIfExists(this.options.client, childRef(change, 'services'), ctx.signal);
+    await deleteIfExists(clientFor(ctx, this.options.client), childRef(change, 'services'), ctx.signal);
     ctx.logger.info('deleted service', { name: change.metadata?.name });
   }
 
   async applyUpdateChange(ctx: ReconcileContext, _site: Website, change: V1Service): Promise<void> {
-    await this.options.client.replace(change, { signal: ctx.signal });
+    await clientFor(ctx, this.options.client).replace(change, { signal: ctx.signal });
     ctx.logger.info('updated service', { name: change.metadata?.name });
   }
 }

@@ -1,5 +1,5 @@
 import { Patch, type CRUDResourceOps, type MaybePatch, type ReconcileContext } from 'reconcilekit';
-import type { WebsiteClient } from '../kube-client.js';
+import { clientFor, type WebsiteClient } from '../kube-client.js';
 import { pendingChanges } from '../pending-changes.js';
 import {
   serviceUrl,
@@ -17,8 +17,8 @@ export const READY_CONDITION = 'Ready';
 
 /** Options of {@link StatusOps}. */
 export interface StatusOpsOptions {
-  /** Client for the Website status subresource. Required. */
-  client: WebsiteClient;
+  /** Client for the Website status subresource. Default: the Framework's client from the context (`clientKey`). */
+  client?: WebsiteClient;
   /** Clock for `lastTransitionTime`. Default: `() => new Date()`; tests pass a fixed one. */
   now?: () => Date;
 }
@@ -120,7 +120,7 @@ export class StatusOps implements CRUDResourceOps<Website, WebsiteStatus | undef
       namespace,
       name,
     };
-    await this.options.client.patch(ref, { status: change }, 'merge', {
+    await clientFor(ctx, this.options.client).patch(ref, { status: change }, 'merge', {
       subresource: 'status',
       signal: ctx.signal,
     });

@@ -1,0 +1,47 @@
+// The Website operator: configuration, resource sets, Framework, start(). Run it with
+//   node dist/examples/website-operator/main.js [--allow-deployment-updates] [--output-dir DIR] …
+// against the cluster of KUBECONFIG (or in-cluster). See operator-options.ts for every option.
+import { createLogger, Framework, handleSignals, loadKubeConfig } from 'reconcilekit';
+import { parseOperatorOptions, OPERATOR_NAME } from './operator-options.js';
+import { createWebsiteResourceSets } from './resource-sets.js';
+import { loadWebsiteCrd } from './website-crd.js';
+import { WEBSITE_API_VERSION, WEBSITE_KIND, WEBSITE_PLURAL, type Website } from './website.js';
+
+const options = parseOperatorOptions(process.argv.slice(2));
+const logger = createLogger({ defaultMeta: { operator: OPERATOR_NAME } });
+const namespace = options.namespace === undefined ? {} : { namespace: options.namespace };
+
+const framework = new Framework<Website>({
+  name: OPERATOR_NAME,
+  kubeConfig: loadKubeConfig(),
+  resource: { apiVersion: WEBSITE_API_VERSION, kind: WEBSITE_KIND, plural: WEBSITE_PLURAL, ...namespace },
+  // The children: their changes (someone deletes the ConfigMap) wake the owning Website up.
+  owns: [
+    { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' },
+    { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
+    { apiVersion: 'v1', kind: 'Service', plural: 'services' },
+  ],
+  resourceSets: createWebsiteResourceSets({
+    outputDir: options.outputDir,
+    allowDeploymentUpdates: options.allowDeploymentUpdates,
+    logger,
+  }),
+  ...(options.installCrd ? { crd: loadWebsiteCrd() } : {}),
+  workers: options.workers,
+  logger,
+  leaderElection:
+    options.leaderElectionNamespace === undefined
+      ? false
+      : {
+          leaseName: OPERATOR_NAME,
+          namespace: options.leaderElectionNamespace,
+          ...(options.identity ? { identity: options.identity } : {}),
+        },
+  healthServer: options.health ?? false,
+});
+
+// SIGTERM/SIGINT: stop taking work, let in-flight reconciles finish, release the Lease, exit 0.
+// A second signal exits at once.
+handleSignals(framework, { logger });
+await framework.start();
+logger.info('website operator running', { outputDir: options.outputDir, ...namespace });

@@ -1,0 +1,70 @@
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node models are plain-data classes; object literals are how they are built. */
+// The test docs/getting-started.md walks through: the Greeting operator against the embedded API server.
+import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import { CRUDResource, Framework, isNotFound, ResourceSet, silentLogger } from 'reconcilekit';
+import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { greetingConfigMap, type Greeting } from '../../../examples/greeting-operator/greeting-configmap.js';
+
+let env: TestEnvironment;
+let framework: Framework<Greeting>;
+
+beforeAll(async () => {
+  // An embedded API server on 127.0.0.1 with the Greeting CRD installed and Established.
+  env = await startTestEnvironment({ crds: ['examples/greeting-operator/crd.yaml'] });
+  framework = new Framework<Greeting>({
+    name: 'greeting-operator',
+    kubeConfig: env.kubeConfig,
+    resource: { apiVersion: 'example.com/v1', kind: 'Greeting', plural: 'greetings' },
+    resourceSets: [new ResourceSet<Greeting>({ resources: [new CRUDResource({ ops: greetingConfigMap })] })],
+    logger: silentLogger(),
+  });
+  await framework.start();
+});
+
+afterAll(async () => {
+  await framework.stop();
+  await env.close();
+});
+
+const greeting = {
+  apiVersion: 'example.com/v1',
+  kind: 'Greeting',
+  plural: 'greetings',
+  namespace: 'default',
+};
+const configMap = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: 'default' };
+
+afterEach(async () => {
+  await env.client.delete({ ...greeting, name: 'hello' }).catch(() => undefined);
+});
+
+it('creates, updates and deletes the ConfigMap of a Greeting', async () => {
+  await env.client.create({
+    apiVersion: 'example.com/v1',
+    kind: 'Greeting',
+    metadata: { name: 'hello', namespace: 'default' },
+    spec: { message: 'Hello!' },
+  } as KubernetesObject);
+
+  // Created: the operator's first pass adds its finalizer, the next one creates the ConfigMap.
+  const created = await waitFor(() => env.client.get<V1ConfigMap>({ ...configMap, name: 'hello-greeting' }));
+  expect(created.data).toEqual({ message: 'Hello!' });
+
+  // Updated: a new message reaches the ConfigMap.
+  await env.client.patch({ ...greeting, name: 'hello' }, { spec: { message: 'Hi again' } }, 'merge');
+  await waitFor(async () => {
+    const current = await env.client.get<V1ConfigMap>({ ...configMap, name: 'hello-greeting' });
+    return current.data?.message === 'Hi again';
+  });
+
+  // Deleted: the delete path removes the ConfigMap, then the finalizer, so the Greeting goes away.
+  await env.client.delete({ ...greeting, name: 'hello' });
+  const gone = async (ref: { name: string } & typeof configMap): Promise<boolean> =>
+    env.client.get(ref).then(
+      () => false,
+      (e: unknown) => isNotFound(e),
+    );
+  await waitFor(() => gone({ ...configMap, name: 'hello-greeting' }));
+  await waitFor(() => gone({ ...greeting, name: 'hello' }));
+});

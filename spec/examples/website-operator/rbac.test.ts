@@ -1,0 +1,234 @@
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node models are plain-data classes; object literals are how they are built. */
+// deploy/rbac.yaml is least privilege: the operator (main.js, configured as in deploy/operator.yaml) runs
+// through a recording proxy; every request it makes must be allowed by the RBAC rules, and every
+// granted verb must be used (or be listed below with the reason it cannot show up here).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { isNotFound } from 'reconcilekit';
+import { readManifests, startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { examplePath } from '../../../examples/website-operator/example-path.js';
+
+const MAIN = 'dist/examples/website-operator/main.js';
+const OPERATOR_NAMESPACE = 'website-operator';
+/** Granted but not exercised here, with the reason. */
+const NOT_EXERCISED = new Map([
+  [
+    'demo.reconcilekit.io/websites/finalizers:update',
+    'checked by admission (blockOwnerDeletion), never requested',
+  ],
+  [
+    'core/events:patch',
+    'aggregates an identical Warning repeated within the window; not reached in this run',
+  ],
+]);
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+interface Access {
+  group: string;
+  resource: string;
+  verb: string;
+  namespace: string | undefined;
+}
+
+/** Maps a request to the RBAC attributes kube-apiserver would check; undefined for discovery. */
+function accessOf(method: string, url: string): Access | undefined {
+  const { pathname, searchParams } = new URL(url, 'http://x');
+  const parts = pathname.split('/').filter((p) => p !== '');
+  let group: string;
+  let rest: string[];
+  if (parts[0] === 'api') [group, rest] = ['', parts.slice(2)];
+  else if (parts[0] === 'apis') [group, rest] = [parts[1] ?? '', parts.slice(3)];
+  else return undefined;
+  if (rest.length === 0) return undefined; // discovery
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) [namespace, rest] = [rest[1], rest.slice(2)];
+  const [resource = '', name, subresource] = rest;
+  const watch = searchParams.get('watch') === 'true' || searchParams.get('watch') === '1';
+  const verb =
+    method === 'GET'
+      ? name !== undefined
+        ? 'get'
+        : watch
+          ? 'watch'
+          : 'list'
+      : ({
+          POST: 'create',
+          PUT: 'update',
+          PATCH: 'patch',
+          DELETE: name === undefined ? 'deletecollection' : 'delete',
+        }[method] ?? method);
+  return {
+    group,
+    resource: subresource === undefined ? resource : `${resource}/${subresource}`,
+    verb,
+    namespace,
+  };
+}
+
+let env: TestEnvironment;
+let proxy: Server;
+let operator: ChildProcess | undefined;
+let workDir: string;
+const seen: Access[] = [];
+
+beforeAll(async () => {
+  env = await startTestEnvironment({ crds: [examplePath('deploy', 'crd.yaml')] });
+  workDir = await mkdtemp(join(tmpdir(), 'website-rbac-'));
+  const upstream = new URL(env.url);
+  proxy = createServer((req, res) => {
+    const access = accessOf(req.method ?? 'GET', req.url ?? '/');
+    if (access !== undefined) seen.push(access);
+    const forward = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        res.flushHeaders(); // watches: clients wait for the headers before the first event
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const address = proxy.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  await writeFile(
+    join(workDir, 'kubeconfig'),
+    env.kubeconfigYaml.replace(env.url, `http://127.0.0.1:${port}`),
+  );
+  await env.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE } });
+});
+
+afterAll(async () => {
+  operator?.kill('SIGKILL');
+  proxy.closeAllConnections();
+  await new Promise((resolve) => proxy.close(resolve));
+  await env.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+it('allows every request the operator makes, and grants nothing it does not use', async () => {
+  expect(existsSync(MAIN), `${MAIN} is missing: run make build first`).toBe(true);
+  const env2: NodeJS.ProcessEnv = {
+    ...process.env,
+    KUBECONFIG: join(workDir, 'kubeconfig'),
+    LOG_LEVEL: 'error',
+  };
+  env2.POD_NAMESPACE = OPERATOR_NAMESPACE; // as deploy/operator.yaml: leader election in its own namespace
+  env2.POD_NAME = 'website-operator-0';
+  operator = spawn(
+    process.execPath,
+    [MAIN, '--output-dir', join(workDir, 'pages'), '--health-address', '127.0.0.1:0'],
+    {
+      env: env2,
+      stdio: 'ignore',
+    },
+  );
+  const site = (name: string, ns = 'default') => ({
+    apiVersion: 'demo.reconcilekit.io/v1',
+    kind: 'Website',
+    plural: 'websites',
+    namespace: ns,
+    name,
+  });
+  const create = (name: string) =>
+    env.client.create({
+      apiVersion: 'demo.reconcilekit.io/v1',
+      kind: 'Website',
+      metadata: { name, namespace: 'default' },
+      spec: { title: 'T', content: 'c' },
+    } as KubernetesObject);
+  // A normal life: create, update, delete.
+  await create('rbac');
+  const ready = async (name: string) => {
+    const obj = await env.client.get<KubernetesObject & { status?: { conditions?: { status: string }[] } }>(
+      site(name),
+    );
+    return obj.status?.conditions?.[0]?.status === 'True';
+  };
+  await waitFor(() => ready('rbac'), { timeoutMs: 20_000, description: 'website rbac Ready' });
+  await env.client.patch(site('rbac'), { spec: { replicas: 2, content: 'd' } }, 'merge');
+  await waitFor(() => seen.some((a) => a.resource === 'deployments' && a.verb === 'update'), {
+    description: 'deployment updated',
+  });
+  // A failing one: its ConfigMap name (website name + "-page") is too long, so the reconcile fails and
+  // the operator posts a Warning Event.
+  await create('x'.repeat(250));
+  await waitFor(() => seen.some((a) => a.resource === 'events' && a.verb === 'create'), {
+    timeoutMs: 20_000,
+    description: 'a Warning Event',
+  });
+  // Drift: someone edits the Service; the operator (watching its children) puts it back.
+  const service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    plural: 'services',
+    namespace: 'default',
+    name: 'rbac',
+  };
+  await env.client.patch(service, { spec: { selector: { app: 'elsewhere' } } }, 'merge');
+  await waitFor(() => seen.some((a) => a.resource === 'services' && a.verb === 'update'), {
+    description: 'service repaired',
+  });
+  await env.client.delete(site('x'.repeat(250)));
+  await env.client.delete(site('rbac'));
+  await waitFor(
+    () =>
+      env.client.get(site('rbac')).then(
+        () => false,
+        (e: unknown) => isNotFound(e),
+      ),
+    {
+      timeoutMs: 20_000,
+      description: 'website rbac deleted',
+    },
+  );
+
+  // Graceful stop: in-flight work finishes and the Lease is released (an update of the Lease).
+  const exited = new Promise((resolve) => operator?.once('exit', resolve));
+  operator.kill('SIGTERM');
+  expect(await exited).toBe(0);
+
+  const rbac = await readManifests(examplePath('deploy', 'rbac.yaml'));
+  const rulesOf = (kind: string) =>
+    rbac.filter((o) => o.kind === kind).flatMap((o) => (o as KubernetesObject & { rules: Rule[] }).rules);
+  const roleNamespace = rbac.find((o) => o.kind === 'Role')?.metadata?.namespace;
+  const grants = (rule: Rule, a: Access) =>
+    rule.apiGroups.includes(a.group) && rule.resources.includes(a.resource) && rule.verbs.includes(a.verb);
+  const allowed = (a: Access) =>
+    rulesOf('ClusterRole').some((r) => grants(r, a)) ||
+    (a.namespace === roleNamespace && rulesOf('Role').some((r) => grants(r, a)));
+  const key = (group: string, resource: string, verb: string) =>
+    `${group === '' ? 'core' : group}/${resource}:${verb}`;
+
+  const denied = [
+    ...new Set(
+      seen
+        .filter((a) => !allowed(a))
+        .map((a) => `${key(a.group, a.resource, a.verb)} in ${a.namespace ?? 'cluster'}`),
+    ),
+  ];
+  expect(denied).toEqual([]);
+  const used = new Set(seen.map((a) => key(a.group, a.resource, a.verb)));
+  const granted = [...rulesOf('ClusterRole'), ...rulesOf('Role')].flatMap((r) =>
+    r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => key(g, res, v)))),
+  );
+  const unused = [...new Set(granted.filter((g) => !used.has(g) && !NOT_EXERCISED.has(g)))];
+  expect(unused).toEqual([]);
+}, 60_000);
