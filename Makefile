@@ -37,6 +37,14 @@ bench: install build
 	npx tsc -p bench/tsconfig.json
 	node dist/bench/main.js $(if $(QUICK),--quick)
 
+# Long reliability scenarios (docs/reliability.md): 500 objects of chaos, 20 SIGKILLs, a 30 s outage …
+# Not part of `make test` (which runs their short versions). Figures: spec/reliability/soak/last-soak.jsonl.
+SOAK_FIGURES := spec/reliability/soak/last-soak.jsonl
+soak: install build
+	rm -f $(SOAK_FIGURES)
+	RELIABILITY_FIGURES_FILE=$(SOAK_FIGURES) npx vitest run --config spec/reliability/soak/vitest.soak.config.ts
+	@echo "figures: $(SOAK_FIGURES)"
+
 # The example operator (examples/website-operator) on the embedded API server — or on the cluster of
 # KUBECONFIG — showing what it creates, updates and cleans up. KEEP=1 keeps it running until Ctrl-C.
 # Installs and builds only when needed (sources newer than the build).
