@@ -220,8 +220,8 @@ function isResetRequest(value: unknown): boolean {
 /**
  * For non-apply writes (create, update, patch): gives `manager` an `Update` entry owning the fields the
  * write set or changed, takes those fields away from other managers, and drops ownership of fields that
- * no longer exist. managedFields the client sent explicitly are taken as the starting point;
- * `managedFields: [{}]` clears them all. Returns a copy of `after` with the new managedFields.
+ * no longer exist. A non-empty managedFields list the client sent is taken as the starting point; an
+ * empty list keeps the stored entries; `managedFields: [{}]` clears them all. Returns a copy of `after` with the new managedFields.
  */
 export function recordUpdate(
   before: Record<string, unknown> | undefined,
@@ -233,7 +233,9 @@ export function recordUpdate(
   const sent = isJsonObject(after.metadata) ? after.metadata.managedFields : undefined;
   if (isResetRequest(sent)) return writeEntries(result, []);
   const beforeEntries = readEntries(before);
-  const entries = sent === undefined ? beforeEntries : readEntries(after);
+  // An empty or malformed list does not reset ownership (kube protects against clients that strip it).
+  const explicit = Array.isArray(sent) && sent.length > 0;
+  const entries = explicit ? readEntries(after) : beforeEntries;
   const afterSet = fieldSetOf(after, kind);
   const changed = new Set(
     [...afterSet].filter((key) => {

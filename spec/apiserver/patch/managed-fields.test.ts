@@ -293,6 +293,12 @@ describe('recordUpdate', () => {
     );
   });
 
+  it('keeps the stored entries when the write sends managedFields: []', () => {
+    const created = recordUpdate(undefined, widget({ size: 1 }), update('a'));
+    const stripped = widget({ size: 1 }, { managedFields: [] });
+    expect(entries(recordUpdate(created, stripped, update('b')))).toEqual(entries(created));
+  });
+
   it('clears every entry when the write sends managedFields: [{}]', () => {
     const created = recordUpdate(undefined, widget({ size: 1 }), update('a'));
     const reset = widget({ size: 1 }, { managedFields: [{}] });
