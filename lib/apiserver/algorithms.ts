@@ -11,4 +11,6 @@ export { validateAgainstSchema } from './schema/validate.js';
 export { parseFieldSelector } from './selectors/field-selector.js';
 export { parseLabelSelector } from './selectors/label-selector.js';
 export { renderTable } from './table/table.js';
+export { normalizeObjectMeta } from './validation/normalize-object-meta.js';
 export { validateObjectMeta } from './validation/object-meta.js';
+export { formatApplyConflictMessage } from './patch/apply-conflict-message.js';

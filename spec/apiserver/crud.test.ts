@@ -319,6 +319,15 @@ describe.skipIf(E2E)('list', () => {
     expect(names(byName.body)).toEqual(['l-b']);
   });
 
+  it('filters custom resources by the CRD selectableFields', async () => {
+    await api(url, 'POST', W, widget('sel-red', { size: 1, color: 'red' }));
+    await api(url, 'POST', W, widget('sel-blue', { size: 1, color: 'blue' }));
+    const red = await api(url, 'GET', `${W}?fieldSelector=spec.color%3Dred`);
+    expect(names(red.body)).toContain('sel-red');
+    expect(names(red.body)).not.toContain('sel-blue');
+    expect((await api(url, 'GET', `${W}?fieldSelector=spec.size%3D1`)).status).toBe(400);
+  });
+
   it('answers 410 for an expired continue token and 400 for bad selectors', async () => {
     const token = Buffer.from(JSON.stringify({ v: 'rk1', rv: 1, start: 'default/a' })).toString('base64url');
     const expired = await api(url, 'GET', `${CM}?limit=1&continue=${token}`);

@@ -134,11 +134,17 @@ export function admitSchema(ctx: RequestContext, obj: JsonObject): JsonObject {
 }
 
 /** Standard ObjectMeta validation; 422 with one cause per field. */
-export function validateMeta(ctx: RequestContext, obj: JsonObject, operation: 'create' | 'update'): void {
+export function validateMeta(
+  ctx: RequestContext,
+  obj: JsonObject,
+  operation: 'create' | 'update',
+  old?: JsonObject,
+): void {
   const causes: FieldCause[] = validateObjectMeta(obj, {
     kind: { group: ctx.type.group, version: ctx.version.name, kind: ctx.type.kind },
     namespaced: ctx.type.namespaced,
     operation,
+    ...(old === undefined ? {} : { old }),
   });
   if (causes.length > 0) throw invalid(ctx.type, stringAt(metadataOf(obj), 'name') ?? '', causes);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { recordUpdate } from '../algorithms.js';
+import { normalizeObjectMeta, recordUpdate } from '../algorithms.js';
 import { namespacePhase } from '../core.js';
 import type { Reply } from '../http-io.js';
 import { parseJsonObject } from '../http-io.js';
@@ -126,7 +126,7 @@ export function createObject(
       apiVersion: String(obj.apiVersion),
     });
   }
-  const storable = toStorage(ctx, obj);
+  const storable = normalizeObjectMeta(toStorage(ctx, obj));
   if (isDryRun(ctx)) {
     return { code: 201, body: presentObject(ctx, storable) };
   }

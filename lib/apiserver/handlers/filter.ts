@@ -12,11 +12,11 @@ export function selectorFilter(ctx: RequestContext): (obj: JsonObject) => boolea
     if (ctx.info.verb === 'watch' && ctx.info.name !== undefined) {
       fieldText = [fieldText, `metadata.name=${ctx.info.name}`].filter((t) => t !== '').join(',');
     }
-    const field = parseFieldSelector(fieldText, {
-      group: ctx.type.group,
-      version: ctx.version.name,
-      kind: ctx.type.kind,
-    });
+    const field = parseFieldSelector(
+      fieldText,
+      { group: ctx.type.group, version: ctx.version.name, kind: ctx.type.kind },
+      (ctx.type.selectableFields ?? []).map((f) => f.replace(/^\./, '')),
+    );
     if (label.empty && field.empty) return () => true;
     return (obj) => {
       const labels = objectAt(metadataOf(obj), 'labels');

@@ -1,4 +1,10 @@
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, serverSideApply } from '../algorithms.js';
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  formatApplyConflictMessage,
+  serverSideApply,
+} from '../algorithms.js';
 import type { Reply } from '../http-io.js';
 import { parseJson, parseJsonObject } from '../http-io.js';
 import { formatTime, isJsonObject, metadataOf, type JsonObject } from '../json.js';
@@ -139,14 +145,11 @@ function applyPatch(ctx: RequestContext, current: JsonObject | undefined): Reply
     patchFailure(e);
   }
   if (result.conflicts.length > 0) {
-    const fields = result.conflicts.map((c) => c.message).join('\n- ');
     const base = conflict(ctx.type, ctx.info.name ?? '');
-    const status = failureStatus(
-      409,
-      'Conflict',
-      `Apply failed with ${result.conflicts.length} conflict${result.conflicts.length === 1 ? '' : 's'}: ${fields}`,
-      { ...base.status.details, causes: result.conflicts },
-    );
+    const status = failureStatus(409, 'Conflict', formatApplyConflictMessage(result.conflicts), {
+      ...base.status.details,
+      causes: result.conflicts,
+    });
     throw new ApiError(status);
   }
   if (!current) {

@@ -1,4 +1,4 @@
-import { recordUpdate } from '../algorithms.js';
+import { normalizeObjectMeta, recordUpdate } from '../algorithms.js';
 import type { Reply } from '../http-io.js';
 import { parseJsonObject } from '../http-io.js';
 import {
@@ -150,7 +150,7 @@ export function updateObject(
       }
     }
     prepareKind(core, type, next, current);
-    validateMeta(ctx, next, 'update');
+    validateMeta(ctx, next, 'update', current);
     if (
       type.tracksGeneration &&
       !deepEqual(withoutMeta(current, type.statusSubresource), withoutMeta(next, type.statusSubresource))
@@ -167,7 +167,7 @@ export function updateObject(
     if (sub !== undefined) options.subresource = sub;
     next = recordUpdate(presentObject(ctx, current), presentObject(ctx, next), options);
   }
-  const result = commitUpdate(core, type, current, toStorage(ctx, next), isDryRun(ctx));
+  const result = commitUpdate(core, type, current, normalizeObjectMeta(toStorage(ctx, next)), isDryRun(ctx));
   if (!result.deleted && result.changed && !isDryRun(ctx)) afterKindWrite(core, type, result.object);
   if (sub === 'scale') return { code: 200, body: scaleOf(ctx, result.object) };
   return { code: 200, body: presentObject(ctx, result.object) };

@@ -23,6 +23,7 @@ export function widgetCrd(group = 'example.com'): Record<string, unknown> {
             status: {},
             scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size' },
           },
+          selectableFields: [{ jsonPath: '.spec.color' }],
           additionalPrinterColumns: [
             { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
