@@ -66,6 +66,12 @@ async function main(): Promise<number> {
   );
 
   const startedAt = new Date();
+  const stamp = startedAt
+    .toISOString()
+    .replace(/:/g, '-')
+    .replace(/\.\d+Z$/, 'Z');
+  const file = join(values.out, `${stamp}${mode === 'quick' ? '-quick' : ''}.json`);
+  const write = !values['no-write'] && mode !== 'tiny';
   const results: WorkloadResult[] = [];
   for (const id of only) {
     const load = WORKLOADS[id];
@@ -74,6 +80,20 @@ async function main(): Promise<number> {
     const result = await run(ctx);
     results.push(result);
     process.stdout.write(`\n### Workload ${result.id}: ${result.title}\n\n${result.markdown}\n`);
+    // Written after every workload, so a long run interrupted later still leaves its numbers.
+    if (write) {
+      mkdirSync(values.out, { recursive: true });
+      const payload = {
+        startedAt: startedAt.toISOString(),
+        finished: results.length === only.length,
+        mode,
+        sizes,
+        machine: info,
+        cluster: clusterKubeconfig !== undefined,
+        workloads: results,
+      };
+      writeFileSync(file, `${JSON.stringify(payload, null, 2)}\n`);
+    }
   }
   const missed = results.flatMap((r) => r.targets.filter((t) => !t.met));
   process.stdout.write(
@@ -81,25 +101,7 @@ async function main(): Promise<number> {
       `mode ${mode}, ${sizes.runs} runs per system, ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s in all.\n` +
       `Targets: ${results.flatMap((r) => r.targets).length - missed.length} met, ${missed.length} missed.\n`,
   );
-
-  if (!values['no-write'] && mode !== 'tiny') {
-    mkdirSync(values.out, { recursive: true });
-    const stamp = startedAt
-      .toISOString()
-      .replace(/:/g, '-')
-      .replace(/\.\d+Z$/, 'Z');
-    const file = join(values.out, `${stamp}${mode === 'quick' ? '-quick' : ''}.json`);
-    const payload = {
-      startedAt: startedAt.toISOString(),
-      mode,
-      sizes,
-      machine: info,
-      cluster: clusterKubeconfig !== undefined,
-      workloads: results,
-    };
-    writeFileSync(file, `${JSON.stringify(payload, null, 2)}\n`);
-    progress(`raw numbers written to ${file}`);
-  }
+  if (write) progress(`raw numbers written to ${file}`);
   return 0;
 }
 
