@@ -221,7 +221,8 @@ function isResetRequest(value: unknown): boolean {
  * For non-apply writes (create, update, patch): gives `manager` an `Update` entry owning the fields the
  * write set or changed, takes those fields away from other managers, and drops ownership of fields that
  * no longer exist. A non-empty managedFields list the client sent is taken as the starting point; an
- * empty list keeps the stored entries; `managedFields: [{}]` clears them all. Returns a copy of `after` with the new managedFields.
+ * empty list keeps the stored entries; `managedFields: [{}]` clears them all. Returns a copy of `after`
+ * with the new managedFields.
  */
 export function recordUpdate(
   before: Record<string, unknown> | undefined,
