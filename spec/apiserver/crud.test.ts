@@ -191,6 +191,20 @@ describe.skipIf(E2E)('create, read, update', () => {
     expect(warn.body.spec).toEqual({ size: 1 });
   });
 
+  it('warns about unqualified finalizers on custom resources and rejects them on built-ins', async () => {
+    const cr = await api(
+      url,
+      'POST',
+      W,
+      widget('fin', { size: 1 }, { metadata: { name: 'fin', finalizers: ['plain'] } }),
+    );
+    expect(cr.status).toBe(201);
+    expect(cr.headers.get('warning')).toContain('prefer a domain-qualified finalizer name');
+    const cm = await api(url, 'POST', CM, { metadata: { name: 'fin', finalizers: ['plain'] } });
+    expect(cm.status).toBe(422);
+    await api(url, 'PATCH', `${W}/fin`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+  });
+
   it('does not persist dryRun=All writes', async () => {
     const r = await api(url, 'POST', `${W}?dryRun=All`, widget('dry'));
     expect(r.status).toBe(201);

@@ -5,7 +5,7 @@ import {
   validateObjectMeta,
 } from '../algorithms.js';
 import type { FieldCause } from '../field-cause.js';
-import { display, isJsonObject, metadataOf, stringAt, type JsonObject } from '../json.js';
+import { display, isJsonObject, metadataOf, stringAt, stringsAt, type JsonObject } from '../json.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
 import { apiVersionOf } from '../resource-type.js';
 import { badRequest, invalid } from '../status.js';
@@ -147,4 +147,16 @@ export function validateMeta(
     ...(old === undefined ? {} : { old }),
   });
   if (causes.length > 0) throw invalid(ctx.type, stringAt(metadataOf(obj), 'name') ?? '', causes);
+  if (!ctx.type.builtin) {
+    // Custom resources accept unqualified finalizers, with a warning (built-ins reject them above).
+    stringsAt(metadataOf(obj), 'finalizers').forEach((f, i) => {
+      if (!f.includes('/') && !STANDARD_FINALIZERS.has(f)) {
+        ctx.warnings.push(
+          `metadata.finalizers[${i}]: "${f}": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers`,
+        );
+      }
+    });
+  }
 }
+
+const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
