@@ -78,7 +78,8 @@ async function run(): Promise<number> {
     display.step(`started the embedded API server at ${server.url} (no cluster needed)`);
   }
   const kubectl = `kubectl --kubeconfig ${kubeconfigPath} get websites,configmaps,deployments,services -n ${NAMESPACE}`;
-  display.line(`    look for yourself${keep ? '' : ' (with KEEP=1 it stays up)'}: ${kubectl}`);
+  const stays = server === undefined ? 'the demo objects stay' : 'it stays up';
+  display.line(`    look for yourself${keep ? '' : ` (with KEEP=1 ${stays})`}: ${kubectl}`);
   client = new ObjectClient({ kubeConfig });
 
   display.step('installing the Website CRD');
@@ -182,6 +183,7 @@ async function run(): Promise<number> {
     await until('demo Websites removed', (sites) =>
       [...sites.values()].every((s) => s.website === undefined),
     );
+    display.line(`    done; the namespace ${NAMESPACE} and the Website CRD are left in place`);
   }
   return ok ? 0 : 1;
 }
