@@ -22,7 +22,15 @@ export class WatchHub {
   dispatch(event: StoreEvent): void {
     const set = this.streams.get(event.typeKey);
     if (!set) return;
-    for (const stream of [...set]) stream.deliver(event);
+    for (const stream of [...set]) {
+      try {
+        stream.deliver(event);
+      } catch (e) {
+        // One broken watch (e.g. an object its Table columns cannot render) must not cost the others
+        // this event, nor fail the write that produced it: end it so its client relists.
+        stream.expire(`the watch failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
   }
 
   /** Every open watch. */
