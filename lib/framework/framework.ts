@@ -20,6 +20,7 @@ import { ensureCrd } from './ensure-crd.js';
 import { explainApiError } from './explain-api-error.js';
 import { handleSignals, type HandleSignalsOptions } from './handle-signals.js';
 import type { FrameworkConfig } from './framework-config.js';
+import { FlatLogger } from './flat-logger.js';
 import { addFinalizer, removeFinalizer } from './finalizers.js';
 import { Reconciler } from './reconciler.js';
 import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
@@ -63,7 +64,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
   constructor(config: FrameworkConfig<Obj>) {
     this.config = resolveFrameworkConfig(config);
     const c = this.config;
-    this.logger = c.logger.child({ controller: c.name });
+    this.logger = new FlatLogger(c.logger, { controller: c.name });
     this.client = this.makeClient(c.kubeConfig);
     if (c.finalizer !== false && this.client === undefined) {
       throw new InvalidConfigError(

@@ -98,26 +98,40 @@ export class Reconciler<Obj extends KubernetesObject> {
       version: target.metadata?.resourceVersion,
     });
 
-    const controller = new AbortController();
-    const reconcileSignal = AbortSignal.any([signal, controller.signal]);
+    // Without a timeout the worker's signal is the pass's signal: no per-pass AbortController. With
+    // one, a controller per pass is linked to the worker's signal by a listener removed afterwards
+    // (AbortSignal.any per pass piles up dependents on the long-lived parent signal in Node 20).
+    let passSignal = signal;
+    let timedOut: ReconcileTimeoutError | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let onParentAbort: (() => void) | undefined;
     if (this.o.reconcileTimeoutMs > 0) {
+      const controller = new AbortController();
+      passSignal = controller.signal;
+      onParentAbort = () => {
+        controller.abort(signal.reason);
+      };
+      if (signal.aborted) onParentAbort();
+      else signal.addEventListener('abort', onParentAbort, { once: true });
       timer = setTimeout(() => {
-        controller.abort(new ReconcileTimeoutError(this.o.reconcileTimeoutMs));
+        timedOut = new ReconcileTimeoutError(this.o.reconcileTimeoutMs);
+        controller.abort(timedOut);
       }, this.o.reconcileTimeoutMs);
     }
     const started = performance.now();
     let outcome: ReconcileOutcome;
     try {
       outcome = await raceAbort(
-        this.run(target, deleting, obj === undefined, logger, reconcileSignal),
-        reconcileSignal,
+        this.run(target, deleting, obj === undefined, logger, passSignal),
+        passSignal,
       );
     } catch (err) {
-      if (signal.aborted && !controller.signal.aborted) outcome = { result: 'aborted' };
-      else outcome = { result: 'error', error: controller.signal.aborted ? controller.signal.reason : err };
+      if (timedOut !== undefined) outcome = { result: 'error', error: timedOut };
+      else if (signal.aborted) outcome = { result: 'aborted' };
+      else outcome = { result: 'error', error: err };
     } finally {
       clearTimeout(timer);
+      if (onParentAbort !== undefined) signal.removeEventListener('abort', onParentAbort);
     }
     const seconds = (performance.now() - started) / 1000;
     if (outcome.result === 'aborted') {
