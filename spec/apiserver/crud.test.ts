@@ -219,7 +219,9 @@ describe.skipIf(E2E)('create, read, update', () => {
     expect(scale.body).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 2 } });
     const put = await api(url, 'PUT', `${W}/scaled/scale`, { ...scale.body, spec: { replicas: 4 } });
     expect(put.body.spec.replicas).toBe(4);
-    expect((await api(url, 'GET', `${W}/scaled`)).body.spec.size).toBe(4);
+    const after = await api(url, 'GET', `${W}/scaled`);
+    expect(after.body.spec.size).toBe(4);
+    expect(after.body.metadata.generation).toBe(2);
   });
 });
 

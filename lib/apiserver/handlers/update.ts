@@ -124,6 +124,9 @@ export function updateObject(
     };
   } else if (sub === 'scale') {
     next = { ...candidate, metadata: { ...cm } };
+    if (type.tracksGeneration && !deepEqual(withoutMeta(current, true), withoutMeta(next, true))) {
+      metadataOf(next).generation = (typeof cm.generation === 'number' ? cm.generation : 0) + 1;
+    }
   } else {
     next = admitSchema(ctx, { ...candidate, metadata: { ...candMeta } });
     const meta = metadataOf(next);
