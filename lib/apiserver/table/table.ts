@@ -10,6 +10,8 @@ export interface PrinterColumn {
   description?: string;
   priority?: number;
   format?: string;
+  /** Computes the cell instead of `jsonPath` (built-in kinds' columns such as Ready `1/2`). */
+  cell?: (obj: Record<string, unknown>, now: Date) => unknown;
 }
 
 export interface RenderTableOptions {
@@ -92,6 +94,7 @@ export function renderTable(
 
 /** A cell as kube's CRD table convertor computes it: only the first JSONPath result counts. */
 function cell(obj: Record<string, unknown>, column: PrinterColumn, now: Date): unknown {
+  if (column.cell) return column.cell(obj, now);
   let first: unknown;
   try {
     first = evaluateJsonPath(obj, column.jsonPath)[0];
