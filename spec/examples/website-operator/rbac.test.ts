@@ -168,11 +168,11 @@ it('allows every request the operator makes, and grants nothing it does not use'
     description: 'deployment updated',
   });
   // A failing one: its ConfigMap name (website name + "-page") is too long, so the reconcile fails and
-  // the operator posts a Warning Event.
+  // the operator posts a Warning Event, then aggregates the repeats into it.
   await create('x'.repeat(250));
-  await waitFor(() => seen.some((a) => a.resource === 'events' && a.verb === 'create'), {
+  await waitFor(() => seen.some((a) => a.resource === 'events' && a.verb === 'patch'), {
     timeoutMs: 20_000,
-    description: 'a Warning Event',
+    description: 'a repeated Warning Event, aggregated',
   });
   // Drift: someone edits the Service; the operator (watching its children) puts it back.
   const service = {
