@@ -33,9 +33,14 @@ test-e2e: install build
 
 # Benchmarks side by side with peers (docs/benchmarks.md). QUICK=1: reduced sizes, under 2 minutes.
 # With KUBECONFIG set, workloads 2-5 also run against that cluster. Raw numbers: bench/results/<date>.json.
+# Runs from a snapshot of the build (dist/bench-run), so a rebuild during a long run cannot change the code
+# under test halfway.
 bench: install build
 	npx tsc -p bench/tsconfig.json
-	node dist/bench/main.js $(if $(QUICK),--quick)
+	rm -rf dist/bench-run && mkdir -p dist/bench-run/dist
+	cp -r dist/lib dist/bench dist/bench-run/dist/ && cp package.json dist/bench-run/
+	ln -s ../../node_modules dist/bench-run/node_modules
+	node dist/bench-run/dist/bench/main.js $(if $(QUICK),--quick)
 
 # Long reliability scenarios (docs/reliability.md): 500 objects of chaos, 20 SIGKILLs, a 30 s outage …
 # Not part of `make test` (which runs their short versions). Figures: spec/reliability/soak/last-soak.jsonl.

@@ -11,6 +11,8 @@ export interface BenchSizes {
   endToEndObjects: number;
   /** Workload 3: merge patches sent to one object. */
   burstPatches: number;
+  /** Workload 3: the call count counts as settled after this long without a change. */
+  burstQuietMs: number;
   /** Workload 4: ~1 KiB ConfigMaps cached. */
   memoryObjects: number;
   /** Workload 5: objects created per create-rate sample. */
@@ -28,6 +30,7 @@ export const FULL_SIZES: BenchSizes = {
   engineObjects: 10_000,
   endToEndObjects: 2_000,
   burstPatches: 1_000,
+  burstQuietMs: 1_000,
   memoryObjects: 50_000,
   serverCreates: 2_000,
   serverListObjects: 10_000,
@@ -38,13 +41,14 @@ export const FULL_SIZES: BenchSizes = {
 export const QUICK_SIZES: BenchSizes = {
   runs: 3,
   engineObjects: 2_000,
-  endToEndObjects: 200,
-  burstPatches: 200,
-  memoryObjects: 5_000,
-  serverCreates: 500,
-  serverListObjects: 2_000,
+  endToEndObjects: 60,
+  burstPatches: 100,
+  burstQuietMs: 500,
+  memoryObjects: 3_000,
+  serverCreates: 300,
+  serverListObjects: 1_500,
   serverWatchers: 10,
-  serverWatchEvents: 100,
+  serverWatchEvents: 30,
 };
 
 export const TINY_SIZES: BenchSizes = {
@@ -52,6 +56,7 @@ export const TINY_SIZES: BenchSizes = {
   engineObjects: 200,
   endToEndObjects: 20,
   burstPatches: 20,
+  burstQuietMs: 300,
   memoryObjects: 200,
   serverCreates: 50,
   serverListObjects: 100,

@@ -106,6 +106,8 @@ export function reply(message: ChildMessage): void {
 
 /** In a child: calls handler for every message from the driver. */
 export function onDriverMessage(handler: (message: ChildMessage) => void | Promise<void>): void {
+  // A driver that dies (Ctrl-C, crash) takes its children with it.
+  process.on('disconnect', () => process.exit(0));
   process.on('message', (raw) => {
     void Promise.resolve(handler(raw as ChildMessage)).catch((err: unknown) => {
       process.stderr.write(`bench child: ${String(err)}\n`);

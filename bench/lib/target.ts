@@ -82,7 +82,11 @@ export async function clusterTarget(
   };
 }
 
-async function prepareNamespace(rest: KubeRest, namespace: string, installCrd: boolean): Promise<void> {
+export async function prepareNamespace(
+  rest: KubeRest,
+  namespace: string,
+  installCrd: boolean,
+): Promise<void> {
   try {
     await rest.request('POST', '/api/v1/namespaces', {
       apiVersion: 'v1',

@@ -11,7 +11,8 @@ import {
 import { progress } from '../lib/progress.js';
 import { percentile, summarise, type Summary } from '../lib/stats.js';
 import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
-import { clusterTarget, embeddedTarget, forEachConcurrent, type Target } from '../lib/target.js';
+import { placesFor } from '../lib/places.js';
+import { forEachConcurrent, type Target } from '../lib/target.js';
 import { configMapsPath } from '../lib/website.js';
 
 interface ServerSamples {
@@ -145,15 +146,10 @@ async function measure(
 export async function runApiServerSpeed(ctx: BenchContext): Promise<WorkloadResult> {
   const sz = ctx.sizes;
   progress(`workload 5: embedded API server, ${sz.runs} runs`);
-  const results: [string, ServerSamples][] = [
-    ['embedded API server', await measure(ctx, () => embeddedTarget({ installCrd: false }), 'embedded')],
-  ];
-  const cluster = ctx.clusterKubeconfig;
-  if (cluster !== undefined) {
-    results.push([
-      'cluster from KUBECONFIG',
-      await measure(ctx, () => clusterTarget(cluster, { installCrd: false }), 'cluster'),
-    ]);
+  const results: [string, ServerSamples][] = [];
+  for (const place of placesFor(ctx, { installCrd: false })) {
+    const samples = await measure(ctx, () => place.make(), place.name).finally(() => place.dispose());
+    results.push([place.name === 'embedded' ? 'embedded API server' : 'cluster from KUBECONFIG', samples]);
   }
   const summaries = results.map(
     ([name, s]) =>

@@ -13,13 +13,8 @@ import { RECONCILEKIT_8, selectedSystems, loadOperator, type SystemUnderTest } f
 import { progress } from '../lib/progress.js';
 import { summarise } from '../lib/stats.js';
 import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
-import {
-  clusterTarget,
-  embeddedTarget,
-  forEachConcurrent,
-  seedWebsites,
-  type Target,
-} from '../lib/target.js';
+import { placesFor, placeTitle } from '../lib/places.js';
+import { forEachConcurrent, seedWebsites, type Target } from '../lib/target.js';
 import { websitesPath, type Website } from '../lib/website.js';
 
 interface BurstSamples {
@@ -33,11 +28,11 @@ const SITE = 'site-00000';
 /** Patches in flight at once: "as fast as possible" from one driver over keep-alive connections. */
 const BURST_CLIENTS = 16;
 
-async function settledCount(count: () => Promise<{ calls: number }>): Promise<number> {
+async function settledCount(count: () => Promise<{ calls: number }>, quietMs: number): Promise<number> {
   let last = (await count()).calls;
   let stableSince = performance.now();
   const deadline = performance.now() + 120_000;
-  while (performance.now() - stableSince < 1_000 && performance.now() < deadline) {
+  while (performance.now() - stableSince < quietMs && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
     const now = (await count()).calls;
     if (now !== last) {
@@ -63,7 +58,7 @@ async function oneRun(
     try {
       operator.start();
       await tracker.until(() => tracker.isConverged(SITE), 60_000);
-      const before = await settledCount(() => operator.count());
+      const before = await settledCount(() => operator.count(), ctx.sizes.burstQuietMs);
       const path = `${websitesPath(target.namespace)}/${SITE}`;
       const firstAt = performance.now();
       await forEachConcurrent(ctx.sizes.burstPatches, BURST_CLIENTS, async (i) => {
@@ -83,7 +78,7 @@ async function oneRun(
           tracker.isConverged(SITE) && (tracker.sites.get(SITE)?.metadata.generation ?? 0) >= finalGeneration,
         300_000,
       );
-      const after = await settledCount(() => operator.count());
+      const after = await settledCount(() => operator.count(), ctx.sizes.burstQuietMs);
       out.reconciles.push(after - before);
       out.lagMs.push(Math.max(0, convergedAt - lastAt));
       out.patchSeconds.push((lastAt - firstAt) / 1000);
@@ -105,28 +100,25 @@ export async function runBurstCoalescing(ctx: BenchContext): Promise<WorkloadRes
   progress(
     `workload 3: burst coalescing, ${n} merge patches to one Website, ${ctx.sizes.runs} runs per system`,
   );
-  const where: [string, () => Promise<Target>][] = [
-    ['embedded', () => embeddedTarget({ profileDir: ctx.profileDir })],
-  ];
-  const cluster = ctx.clusterKubeconfig;
-  if (cluster !== undefined) where.push(['cluster', () => clusterTarget(cluster)]);
   const parts: string[] = [];
   const targets: TargetCheck[] = [];
   const raw: Record<string, unknown> = {};
-  for (const [name, makeTarget] of where) {
+  for (const place of placesFor(ctx)) {
+    const name = place.name;
     const samples = new Map<SystemUnderTest, BurstSamples>(
       selectedSystems(ctx).map((s) => [s, { reconciles: [], lagMs: [], patchSeconds: [], failures: [] }]),
     );
     for (let run = 1; run <= ctx.sizes.runs; run++) {
       for (const sut of selectedSystems(ctx)) {
         const out = samples.get(sut)!;
-        await oneRun(ctx, makeTarget, sut, out);
+        await oneRun(ctx, () => place.make(), sut, out);
         progress(
           `workload 3 [${name}] run ${run}/${ctx.sizes.runs} ${sut.label}: ${out.reconciles.at(-1) ?? 'n/a'} reconciles, ` +
             `converged ${formatNumber(out.lagMs.at(-1), 0)} ms after the last patch`,
         );
       }
     }
+    await place.dispose();
     const baseSamples = samples.get(RECONCILEKIT_8);
     const base = baseSamples ? summarise(baseSamples.reconciles).median : Number.NaN;
     const rows = [...samples].map(([sut, s]) => ({
@@ -149,9 +141,7 @@ export async function runBurstCoalescing(ctx: BenchContext): Promise<WorkloadRes
       ],
       rows,
     );
-    parts.push(
-      `**${name === 'embedded' ? 'Embedded API server' : 'Cluster from KUBECONFIG'}** (${n} patches)\n\n${md}`,
-    );
+    parts.push(`**${placeTitle(place)}** (${n} patches, ${BURST_CLIENTS} in flight)\n\n${md}`);
     for (const sut of selectedSystems(ctx).filter((s) => s.system === 'reconcilekit')) {
       const s = samples.get(sut)!;
       const rec = summarise(s.reconciles).median;

@@ -20,7 +20,8 @@ import {
 import { progress } from '../lib/progress.js';
 import { summarise, type Summary } from '../lib/stats.js';
 import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
-import { clusterTarget, embeddedTarget, seedWebsites, type Target } from '../lib/target.js';
+import { placesFor, placeTitle } from '../lib/places.js';
+import { seedWebsites, type Target } from '../lib/target.js';
 
 /** Per system: seconds to converge and handler calls, one sample per run. */
 interface SystemSamples {
@@ -147,20 +148,14 @@ function checks(summaries: Map<SystemUnderTest, Summary>, where: string): Target
 export async function runEndToEnd(ctx: BenchContext): Promise<WorkloadResult> {
   const n = ctx.sizes.endToEndObjects;
   progress(`workload 2: end to end, ${n} Websites, ${ctx.sizes.runs} runs per system`);
-  const where: [string, () => Promise<Target>][] = [
-    ['embedded', () => embeddedTarget({ profileDir: ctx.profileDir })],
-  ];
-  const cluster = ctx.clusterKubeconfig;
-  if (cluster !== undefined) where.push(['cluster', () => clusterTarget(cluster)]);
   const parts: string[] = [];
   const targets: TargetCheck[] = [];
   const raw: Record<string, unknown> = {};
-  for (const [name, makeTarget] of where) {
-    const samples = await measure(ctx, name, makeTarget);
+  for (const place of placesFor(ctx)) {
+    const name = place.name;
+    const samples = await measure(ctx, name, () => place.make()).finally(() => place.dispose());
     const { md, summaries } = table(samples, n);
-    parts.push(
-      `**${name === 'embedded' ? 'Embedded API server' : 'Cluster from KUBECONFIG'}** (${n} Websites)\n\n${md}`,
-    );
+    parts.push(`**${placeTitle(place)}** (${n} Websites)\n\n${md}`);
     targets.push(...checks(summaries, name));
     raw[name] = Object.fromEntries(
       [...samples].map(([sut, s]) => [sut.label, { ...s, seconds: summaries.get(sut) }]),

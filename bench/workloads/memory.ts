@@ -10,7 +10,8 @@ import { Child } from '../lib/child.js';
 import { progress } from '../lib/progress.js';
 import { summarise } from '../lib/stats.js';
 import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
-import { clusterTarget, embeddedTarget, forEachConcurrent, type Target } from '../lib/target.js';
+import { placesFor, placeTitle } from '../lib/places.js';
+import { forEachConcurrent, type Target } from '../lib/target.js';
 import { configMapsPath } from '../lib/website.js';
 
 const SYSTEMS = [
@@ -85,16 +86,12 @@ async function measureOne(
 export async function runMemory(ctx: BenchContext): Promise<WorkloadResult> {
   const n = ctx.sizes.memoryObjects;
   progress(`workload 4: memory of ${n} cached ConfigMaps, ${ctx.sizes.runs} runs per cache`);
-  const where: [string, () => Promise<Target>][] = [
-    ['embedded', () => embeddedTarget({ installCrd: false })],
-  ];
-  const cluster = ctx.clusterKubeconfig;
-  if (cluster !== undefined) where.push(['cluster', () => clusterTarget(cluster, { installCrd: false })]);
   const parts: string[] = [];
   const targets: TargetCheck[] = [];
   const raw: Record<string, unknown> = {};
-  for (const [name, makeTarget] of where) {
-    const target = await makeTarget();
+  for (const place of placesFor(ctx, { installCrd: false })) {
+    const name = place.name;
+    const target = await place.make();
     try {
       progress(`workload 4 [${name}]: creating ${n} ConfigMaps`);
       await forEachConcurrent(n, 8, async (i) => {
@@ -146,7 +143,7 @@ export async function runMemory(ctx: BenchContext): Promise<WorkloadResult> {
         rows,
       );
       parts.push(
-        `**${name === 'embedded' ? 'Embedded API server' : 'Cluster from KUBECONFIG'}** (${json.count} ConfigMaps, ` +
+        `**${placeTitle(place)}** (${json.count} ConfigMaps, ` +
           `${formatNumber(rawPerObject, 0)} bytes of JSON each, ${formatNumber(json.bytes / 1048576, 1)} MiB in all)\n\n${md}`,
       );
       const ours = samples.get(SYSTEMS[0])!;
@@ -164,6 +161,7 @@ export async function runMemory(ctx: BenchContext): Promise<WorkloadResult> {
       };
     } finally {
       await target.close();
+      await place.dispose();
     }
   }
   return {
