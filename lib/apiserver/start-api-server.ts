@@ -50,6 +50,8 @@ export interface ApiServerOptions {
   random?: () => number;
   /** Log sink; default silent. The server never logs on its own. */
   log?: ApiServerLog;
+  /** Closes the server when aborted (same as `close()`); default none. */
+  signal?: AbortSignal;
 }
 
 /** A running embedded API server. */
@@ -185,6 +187,23 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
   log('info', 'apiserver listening', { url });
   let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      closed = true;
+      hub.endAll();
+      if (options.dataFile !== undefined) persistNow();
+      server.close(() => {
+        resolve();
+      });
+      for (const socket of sockets) socket.destroy();
+      server.closeAllConnections();
+    });
+    return closing;
+  };
+  if (options.signal) {
+    if (options.signal.aborted) await close();
+    else options.signal.addEventListener('abort', () => void close(), { once: true });
+  }
   return {
     url,
     kubeconfig,
@@ -192,19 +211,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     writeKubeconfig: (path) => {
       writeFileSync(path, kubeconfig, { mode: 0o600 });
     },
-    close: () => {
-      closing ??= new Promise<void>((resolve) => {
-        closed = true;
-        hub.endAll();
-        if (options.dataFile !== undefined) persistNow();
-        server.close(() => {
-          resolve();
-        });
-        for (const socket of sockets) socket.destroy();
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close,
   };
 }
 

@@ -1,7 +1,8 @@
 // REST semantics over raw HTTP: Status shapes, concurrency, custom-resource rules, patches, lists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { widgetCrd } from './support/fixtures.js';
-import { api, causeFields, names } from './support/http.js';
+import { startApiServer } from '../../lib/apiserver/index.js';
+import { api, causeFields, names, openWatch } from './support/http.js';
 import { E2E, startTarget, type Target } from './support/target.js';
 
 let target: Target;
@@ -377,6 +378,16 @@ describe.skipIf(E2E)('transport', () => {
     });
     expect(huge.status).toBe(413);
     expect(huge.body.code).toBe(413);
+  });
+
+  it('closes on its AbortSignal, ending open watches and freeing the port', async () => {
+    const controller = new AbortController();
+    const own = await startApiServer({ signal: controller.signal });
+    const watch = await openWatch(own.url, '/api/v1/namespaces?watch=true');
+    await watch.waitFor(4);
+    controller.abort();
+    await watch.ended;
+    await expect(fetch(`${own.url}/healthz`)).rejects.toThrow();
   });
 
   it('requires the bearer token when one is configured', async () => {
