@@ -1,15 +1,14 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
-import { ObjectClient } from '../kube/object-client.js';
+import type { ObjectClient } from '../kube/object-client.js';
 import type { ResourceRef } from '../kube/resource-ref.js';
 import { LeaderElector } from '../leader/leader-elector.js';
 import { ControllerMetrics } from '../observability/controller-metrics.js';
 import { EventRecorder } from '../observability/event-recorder.js';
 import { HealthServer } from '../observability/health-server.js';
 import type { Logger } from '../observability/logger.js';
-import { WorkQueue } from '../queue/work-queue.js';
+import type { WorkQueue } from '../queue/work-queue.js';
 import { jitter } from '../util/jitter.js';
 import { sleep } from '../util/sleep.js';
 import { Informer } from '../watch/informer.js';
@@ -17,15 +16,20 @@ import { objectKey, type Store } from '../watch/store.js';
 import { cacheKey, clientKey } from './context-keys.js';
 import { DEFAULT_REMOVED_FINALIZER_MEMORY_MS, DEFAULT_RESYNC_JITTER } from './defaults.js';
 import { ensureCrd } from './ensure-crd.js';
-import { explainApiError } from './explain-api-error.js';
+import { retryWithHints } from './retry-with-hints.js';
+import { makeClient } from './make-client.js';
 import { handleSignals, type HandleSignalsOptions } from './handle-signals.js';
 import type { FrameworkConfig } from './framework-config.js';
 import { FlatLogger } from './flat-logger.js';
 import { addFinalizer, removeFinalizer } from './finalizers.js';
 import { Reconciler } from './reconciler.js';
 import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
+import { WorkerPool } from './worker-pool.js';
 import { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './resolve-config.js';
 import { ownerKeys } from './owner-keys.js';
+
+/** How long `stop()` waits for pending Events to be written. */
+const EVENT_FLUSH_TIMEOUT_MS = 2_000;
 
 /**
  * The engine: watches a kind (and the kinds it owns), keeps the latest object per key in a cache,
@@ -49,9 +53,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
   private readonly informers = new Map<string, Informer>();
   private primary: Informer<Obj> | undefined;
   private primaryNamespaced = true;
-  private queue: WorkQueue;
-  private workers: Promise<void>[] = [];
-  private workAbort: AbortController | undefined;
+  private readonly pool: WorkerPool;
   private readonly lifetime = new AbortController();
   private elector: LeaderElector | undefined;
   private election: Promise<void> | undefined;
@@ -65,7 +67,11 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     this.config = resolveFrameworkConfig(config);
     const c = this.config;
     this.logger = new FlatLogger(c.logger, { controller: c.name });
-    this.client = this.makeClient(c.kubeConfig);
+    this.client = makeClient(
+      c.name,
+      c.kubeConfig,
+      c.resource !== undefined || c.leaderElection !== false || c.crd !== undefined,
+    );
     if (c.finalizer !== false && this.client === undefined) {
       throw new InvalidConfigError(
         'config.finalizer needs an API connection: pass config.kubeConfig (or set KUBECONFIG), or set finalizer: false',
@@ -89,7 +95,15 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     if (this.client !== undefined && c.events !== false) {
       this.events = new EventRecorder({ client: this.client, component: c.name, logger: this.logger });
     }
-    this.queue = this.newQueue();
+    this.pool = new WorkerPool({
+      name: c.name,
+      workers: c.workers,
+      rateLimiter: c.rateLimiter,
+      registry: c.registry,
+      metrics: this.controllerMetrics,
+      logger: this.logger,
+      process: (queue, key, signal) => this.process(queue, key, signal),
+    });
     this.reconciler = new Reconciler<Obj>({
       name: c.name,
       router: c.router,
@@ -125,7 +139,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
 
   /** True while this replica runs workers (always, without leader election). */
   get leading(): boolean {
-    return this.workAbort !== undefined && !this.workAbort.signal.aborted;
+    return this.pool.running;
   }
 
   /** Base URL of the health server once listening (`http://127.0.0.1:8080`), else undefined. */
@@ -143,7 +157,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     const key = objectKey(newObj);
     this.remembered.set(key, newObj);
     this.tombstones.delete(key);
-    this.queue.add(key);
+    this.pool.add(key);
   }
 
   /** Informer drop-in: forgets `obj`; with finalizers off its delete path runs with this last state. */
@@ -151,7 +165,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     const key = objectKey(obj);
     this.remembered.delete(key);
     if (this.config.finalizer === false) this.tombstones.set(key, obj);
-    this.queue.add(key);
+    this.pool.add(key);
   }
 
   /** Starts watching and reconciling; resolves once the caches are synced and workers run (or stand by). */
@@ -206,7 +220,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     if (this.client !== undefined && c.crd !== undefined) {
       const client = this.client;
       const crd = c.crd;
-      await this.retrying('ensuring the CustomResourceDefinition', deadline, () =>
+      await retryWithHints('ensuring the CustomResourceDefinition', this.logger, deadline, () =>
         ensureCrd(client, crd, this.logger, deadline),
       );
     }
@@ -225,17 +239,17 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
       this.election = this.elector
         .run(signal, {
           onStartedLeading: (leaderSignal) => {
-            this.startWorkers(leaderSignal);
+            if (this.stopPromise === undefined) this.pool.start(leaderSignal, this.knownKeys());
           },
           onStoppedLeading: () => {
-            this.stopWorkersNow('leadership lost');
+            this.pool.stopNow('leadership lost');
           },
         })
         .catch((err: unknown) => {
           this.logger.error('leader election failed', { err });
         });
     } else {
-      this.startWorkers(signal);
+      this.pool.start(signal, this.knownKeys());
     }
     this.logger.info('framework started', { workers: c.workers, leaderElection: c.leaderElection !== false });
   }
@@ -244,8 +258,11 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     const c = this.config;
     const resource = c.resource;
     if (resource === undefined) return;
-    const resolved = await this.retrying(`watching ${resource.kind} (${resource.apiVersion})`, deadline, () =>
-      client.resolve(resource),
+    const resolved = await retryWithHints(
+      `watching ${resource.kind} (${resource.apiVersion})`,
+      this.logger,
+      deadline,
+      () => client.resolve(resource),
     );
     this.primaryNamespaced = resolved.namespaced;
     const primary = this.informer<Obj>(client, { ...resource, plural: resource.plural ?? resolved.plural });
@@ -260,14 +277,14 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
       const key = objectKey(obj);
       this.remembered.delete(key);
       if (c.finalizer === false) this.tombstones.set(key, obj);
-      this.queue.add(key);
+      this.pool.add(key);
     });
     for (const owned of c.owns) {
       const ref: ResourceRef & { labelSelector?: string } = { ...owned };
       if (ref.namespace === undefined && resource.namespace !== undefined) ref.namespace = resource.namespace;
       const informer = this.informer(client, ref);
       const enqueueOwners = (obj: KubernetesObject): void => {
-        for (const key of ownerKeys(obj, resource, this.primaryNamespaced)) this.queue.add(key);
+        for (const key of ownerKeys(obj, resource, this.primaryNamespaced)) this.pool.add(key);
       };
       informer.on('add', enqueueOwners);
       informer.on('update', (old, obj) => {
@@ -301,61 +318,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     const key = objectKey(obj);
     this.tombstones.delete(key);
     this.remembered.delete(key);
-    this.queue.add(key);
-  }
-
-  /** Retries `fn` until it succeeds or `signal` aborts, logging each distinct failure once with its fix. */
-  private async retrying<T>(what: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
-    let lastLine = '';
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await fn();
-      } catch (err) {
-        if (signal.aborted) throw err;
-        const line = explainApiError(err, what);
-        if (line !== lastLine) this.logger.error(line, { err });
-        lastLine = line;
-        await sleep(Math.min(200 * 2 ** attempt, 10_000), signal);
-      }
-    }
-  }
-
-  private startWorkers(parent: AbortSignal): void {
-    if (this.stopPromise !== undefined || this.workAbort !== undefined) return;
-    const abort = new AbortController();
-    this.workAbort = abort;
-    const signal = AbortSignal.any([parent, abort.signal]);
-    for (const key of this.knownKeys()) this.queue.add(key);
-    const queue = this.queue;
-    for (let i = 0; i < this.config.workers; i++) this.workers.push(this.worker(queue, signal));
-  }
-
-  /** Aborts in-flight reconciles and replaces the queue, so a new leadership term starts clean. */
-  private stopWorkersNow(reason: string): void {
-    const abort = this.workAbort;
-    if (abort === undefined) return;
-    this.workAbort = undefined;
-    abort.abort(new Error(reason));
-    this.queue.shutDown();
-    if (this.stopPromise === undefined) this.queue = this.newQueue();
-    this.workers = [];
-  }
-
-  private async worker(queue: WorkQueue, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      const key = await queue.get();
-      if (key === undefined) return;
-      this.controllerMetrics.workerStarted();
-      try {
-        await this.process(queue, key, signal);
-      } catch (err) {
-        this.logger.error('unexpected engine error', { err, object: key });
-        queue.addRateLimited(key);
-      } finally {
-        this.controllerMetrics.workerFinished();
-        queue.done(key);
-      }
-    }
+    this.pool.add(key);
   }
 
   private async process(queue: WorkQueue, key: string, signal: AbortSignal): Promise<void> {
@@ -405,7 +368,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     this.resyncTimer = setTimeout(
       () => {
         this.logger.debug('resync: enqueueing every cached object');
-        for (const key of this.knownKeys()) this.queue.add(key);
+        for (const key of this.knownKeys()) this.pool.add(key);
         this.scheduleResync();
       },
       jitter(period, DEFAULT_RESYNC_JITTER),
@@ -417,59 +380,22 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     const c = this.config;
     this.logger.info('stopping framework: draining in-flight reconciles', { graceMs: c.gracefulShutdownMs });
     clearTimeout(this.resyncTimer);
-    this.queue.shutDown();
-    const workers = Promise.allSettled(this.workers);
-    const grace = new AbortController();
-    const timer = setTimeout(() => {
-      grace.abort();
-    }, c.gracefulShutdownMs);
-    await Promise.race([
-      workers,
-      new Promise((resolve) => {
-        grace.signal.addEventListener('abort', resolve);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (grace.signal.aborted) this.logger.warn('grace period over: aborting in-flight reconciles');
-    this.workAbort?.abort(new Error('framework stopped'));
-    await workers;
+    if (await this.pool.close(c.gracefulShutdownMs)) {
+      this.logger.warn('grace period over: aborted in-flight reconciles');
+    }
     this.lifetime.abort(new Error('framework stopped'));
     await this.election;
     await Promise.allSettled([...this.informers.values()].map((informer) => informer.stop()));
-    await Promise.race([this.events?.flush(), sleep(2_000).catch(() => undefined)]);
+    const flushDeadline = new AbortController();
+    await Promise.race([
+      this.events?.flush(),
+      sleep(EVENT_FLUSH_TIMEOUT_MS, flushDeadline.signal).catch(() => undefined),
+    ]);
+    flushDeadline.abort();
     await this.health?.close();
     this.client?.close();
     this.isSynced = false;
     this.logger.info('framework stopped');
-  }
-
-  private newQueue(): WorkQueue {
-    const c = this.config;
-    return new WorkQueue({
-      name: c.name,
-      controller: c.name,
-      rateLimiter: c.rateLimiter,
-      registry: c.registry,
-    });
-  }
-
-  private makeClient(kubeConfig: KubeConfig | undefined): ObjectClient | undefined {
-    if (kubeConfig !== undefined)
-      return new ObjectClient({ kubeConfig, userAgent: `reconcilekit/${this.config.name}` });
-    const needsApi =
-      this.config.resource !== undefined ||
-      this.config.leaderElection !== false ||
-      this.config.crd !== undefined;
-    try {
-      return new ObjectClient({
-        kubeConfig: loadKubeConfig(),
-        userAgent: `reconcilekit/${this.config.name}`,
-      });
-    } catch (err) {
-      if (!isKubeConfigNotFound(err)) throw err;
-      if (needsApi) throw new InvalidConfigError(`config.kubeConfig: ${err.message}`, { cause: err });
-      return undefined;
-    }
   }
 
   private finalizerOps(): ConstructorParameters<typeof Reconciler<Obj>>[0]['finalizers'] {

@@ -1,0 +1,119 @@
+import type { Registry } from 'prom-client';
+import type { ControllerMetrics } from '../observability/controller-metrics.js';
+import type { Logger } from '../observability/logger.js';
+import type { RateLimiter } from '../queue/rate-limiter.js';
+import { WorkQueue } from '../queue/work-queue.js';
+
+/** What the pool needs to build queues and run keys. */
+export interface WorkerPoolOptions {
+  /** Controller name: queue `name` and `controller` labels. */
+  name: string;
+  /** Concurrent workers. */
+  workers: number;
+  /** Per-key retry delays, shared by every queue the pool builds (backoff survives a leadership term). */
+  rateLimiter: RateLimiter;
+  /** Registry for the workqueue_* metrics. */
+  registry: Registry;
+  /** Controller metrics (active workers). */
+  metrics: ControllerMetrics;
+  /** Logger for unexpected engine errors. */
+  logger: Logger;
+  /** Runs one key; decides the queue action (forget, requeue) itself. */
+  process: (queue: WorkQueue, key: string, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * The work queue and its workers, per run (a leadership term, or the whole life without leader
+ * election). Keys can be added at any time; they wait in the queue until workers run.
+ */
+export class WorkerPool {
+  private readonly o: WorkerPoolOptions;
+  private queue: WorkQueue;
+  private workers: Promise<void>[] = [];
+  private abort: AbortController | undefined;
+  private closed = false;
+
+  constructor(options: WorkerPoolOptions) {
+    this.o = options;
+    this.queue = this.newQueue();
+  }
+
+  /** True while workers run. */
+  get running(): boolean {
+    return this.abort !== undefined;
+  }
+
+  /** Marks `key` for a reconcile (deduplicated while it waits). */
+  add(key: string): void {
+    this.queue.add(key);
+  }
+
+  /** Starts the workers; `keys` are enqueued first (everything known: a new term must see it all). */
+  start(parent: AbortSignal, keys: Iterable<string>): void {
+    if (this.closed || this.abort !== undefined) return;
+    const abort = new AbortController();
+    this.abort = abort;
+    // Once per run, not per reconcile: the worker signal aborts on stop, lost leadership or `parent`.
+    const signal = AbortSignal.any([parent, abort.signal]);
+    for (const key of keys) this.queue.add(key);
+    const queue = this.queue;
+    for (let i = 0; i < this.o.workers; i++) this.workers.push(this.worker(queue, signal));
+  }
+
+  /** Aborts in-flight reconciles at once and replaces the queue, so the next run starts clean. */
+  stopNow(reason: string): void {
+    const abort = this.abort;
+    if (abort === undefined) return;
+    this.abort = undefined;
+    abort.abort(new Error(reason));
+    this.queue.shutDown();
+    if (!this.closed) this.queue = this.newQueue();
+    this.workers = [];
+  }
+
+  /**
+   * Graceful end: no new work; in-flight reconciles get `graceMs`, then their signal aborts. Resolves
+   * once every worker returned.
+   */
+  async close(graceMs: number): Promise<boolean> {
+    this.closed = true;
+    this.queue.shutDown();
+    const workers = Promise.allSettled(this.workers);
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = await Promise.race([
+      workers.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => {
+          resolve(true);
+        }, graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    this.abort?.abort(new Error('framework stopped'));
+    this.abort = undefined;
+    await workers;
+    return graceOver;
+  }
+
+  private async worker(queue: WorkQueue, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      this.o.metrics.workerStarted();
+      try {
+        await this.o.process(queue, key, signal);
+      } catch (err) {
+        this.o.logger.error('unexpected engine error', { err, object: key });
+        queue.addRateLimited(key);
+      } finally {
+        this.o.metrics.workerFinished();
+        queue.done(key);
+      }
+    }
+  }
+
+  private newQueue(): WorkQueue {
+    const { name, rateLimiter, registry } = this.o;
+    return new WorkQueue({ name, controller: name, rateLimiter, registry });
+  }
+}
