@@ -16,4 +16,21 @@ describe('reliability: graceful shutdown and failover', () => {
     expect(figures.overlappingCalls).toBe(0);
     expect(figures.problems).toEqual([]);
   }, 60_000);
+
+  it('SIGKILL of the leader during a burst: the standby takes over once the Lease expires and converges', async () => {
+    const figures = await runFailover({
+      objects: 40,
+      leaseDurationMs: 3_000,
+      convergeTimeoutMs: 20_000,
+      signal: 'SIGKILL',
+    });
+    recordFigures('failover-kill', figures);
+    expect(figures.leaderExit).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(figures.leaderAfter).toBe('replica-b');
+    // The Lease must expire first; the standby notices at its next retry (lease / 8 here).
+    expect(figures.takeoverMs).toBeLessThanOrEqual(figures.leaseDurationMs * 1.125 + 500);
+    expect(figures.callsByStandby).toBeGreaterThan(0);
+    expect(figures.overlappingCalls).toBe(0);
+    expect(figures.problems).toEqual([]);
+  }, 60_000);
 });

@@ -22,17 +22,20 @@ export interface FailoverOptions {
   leaseDurationMs: number;
   /** Bound on the time to converge after the takeover. */
   convergeTimeoutMs: number;
+  /** How the leader goes: SIGTERM (drains, releases the Lease) or SIGKILL (vanishes). Default SIGTERM. */
+  signal?: 'SIGTERM' | 'SIGKILL';
 }
 
 export interface FailoverFigures {
   objects: number;
+  signal: 'SIGTERM' | 'SIGKILL';
   leaseDurationMs: number;
   /** Lease holder before the SIGTERM and after the takeover. */
   leaderBefore: string | undefined;
   leaderAfter: string | undefined;
-  /** SIGTERM of the leader → the standby holds the Lease. */
+  /** Signal to the leader → the standby holds the Lease. */
   takeoverMs: number;
-  /** SIGTERM of the leader → the standby's first resource call. */
+  /** Signal to the leader → the standby's first resource call. */
   firstStandbyCallMs: number;
   /** Resource calls made by each replica. */
   callsByLeader: number;
@@ -61,9 +64,11 @@ async function leaseHolder(client: ObjectClient): Promise<string | undefined> {
 /**
  * Scenario 3: two replicas with leader election; the leader is sent SIGTERM during a burst. It drains,
  * releases the Lease and exits 0; the standby takes over within the lease duration; the two never run
- * resource calls at the same time.
+ * resource calls at the same time. With SIGKILL the leader vanishes without releasing: the standby
+ * takes over once the Lease expires.
  */
 export async function runFailover(o: FailoverOptions): Promise<FailoverFigures> {
+  const signal = o.signal ?? 'SIGTERM';
   const dir = scratchDir('failover');
   const extDir = extDirIn(dir);
   const log = new SideEffectLog(join(dir, 'side-effects.jsonl'));
@@ -112,7 +117,7 @@ export async function runFailover(o: FailoverOptions): Promise<FailoverFigures> 
     );
     const leaderBefore = await leaseHolder(cluster.client);
     const terminated = Date.now();
-    const exited = leader.kill('SIGTERM');
+    const exited = leader.kill(signal);
     let takeoverMs = Number.NaN;
     await eventually(
       async () => {
@@ -150,6 +155,7 @@ export async function runFailover(o: FailoverOptions): Promise<FailoverFigures> 
     const firstStandby = Math.min(...byStandby.map((e) => e.start));
     return {
       objects: o.objects,
+      signal,
       leaseDurationMs: o.leaseDurationMs,
       leaderBefore,
       leaderAfter: await leaseHolder(cluster.client),
