@@ -1,4 +1,5 @@
 import type { ResourceType } from './resource-type.js';
+import type { PrinterColumn } from './table/table.js';
 
 interface BuiltinSpec {
   group: string;
@@ -12,7 +13,11 @@ interface BuiltinSpec {
   scale?: boolean;
   generation?: boolean;
   returnsObject?: boolean;
+  /** Table columns after Name (kubectl get), as kube-apiserver prints this kind; default Age only. */
+  columns?: PrinterColumn[];
 }
+
+const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 const RBAC = 'rbac.authorization.k8s.io';
 
@@ -25,6 +30,7 @@ const SPECS: BuiltinSpec[] = [
     namespaced: false,
     shortNames: ['ns'],
     status: true,
+    columns: [{ name: 'Status', type: 'string', jsonPath: '.status.phase' }, AGE],
   },
   { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] },
   { group: '', version: 'v1', resource: 'secrets', kind: 'Secret' },
@@ -55,10 +61,30 @@ const SPECS: BuiltinSpec[] = [
     categories: ['all'],
     status: true,
     returnsObject: true,
+    columns: [{ name: 'Status', type: 'string', jsonPath: '.status.phase' }, AGE],
   },
-  { group: '', version: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'] },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'events',
+    kind: 'Event',
+    shortNames: ['ev'],
+    columns: [
+      { name: 'Type', type: 'string', jsonPath: '.type' },
+      { name: 'Reason', type: 'string', jsonPath: '.reason' },
+      { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
+      { name: 'Message', type: 'string', jsonPath: '.message' },
+      AGE,
+    ],
+  },
   { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'] },
-  { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease' },
+  {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    resource: 'leases',
+    kind: 'Lease',
+    columns: [{ name: 'Holder', type: 'string', jsonPath: '.spec.holderIdentity' }, AGE],
+  },
   { group: RBAC, version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false },
   {
     group: RBAC,
@@ -139,7 +165,7 @@ export function builtinTypes(): ResourceType[] {
   return SPECS.map((s) => {
     const type: ResourceType = {
       group: s.group,
-      versions: [{ name: s.version }],
+      versions: [s.columns ? { name: s.version, printerColumns: s.columns } : { name: s.version }],
       storageVersion: s.version,
       resource: s.resource,
       singular: s.kind.toLowerCase(),
