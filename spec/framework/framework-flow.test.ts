@@ -126,3 +126,39 @@ describe('Framework end to end on the embedded API server', () => {
     expect((await h.client.get<Widget>(ref('theirs'))).metadata?.finalizers).toBeUndefined();
   });
 });
+
+describe('Framework stop', () => {
+  it('leaves no timers, sockets or servers behind', async () => {
+    const h = await startHarness();
+    const before = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
+    const recorder = new RecordingResource();
+    const fw = new Framework<Widget>({
+      name: 'leak-check',
+      kubeConfig: h.kubeConfig,
+      resource: { apiVersion: WIDGET.apiVersion, kind: WIDGET.kind },
+      resourceSets: [new ResourceSet<Widget>({ resources: [recorder] })],
+      leaderElection: {
+        leaseName: 'leak-check',
+        namespace: 'default',
+        leaseDurationMs: 1_000,
+        renewDeadlineMs: 600,
+        retryPeriodMs: 100,
+      },
+      healthServer: { host: '127.0.0.1', port: 0 },
+      logger: createLogger({ silent: true }),
+    });
+    await fw.start();
+    await h.client.create(widget('x'));
+    await eventually(() => recorder.count('create') >= 1);
+    await fw.stop();
+    await eventually(
+      () => {
+        const after = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
+        return after.length <= before.length ? after : undefined;
+      },
+      3_000,
+      'handles back to the level before start',
+    );
+    await h.close();
+  });
+});
