@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { startApiServer } from '../apiserver/index.js';
+import { startApiServer, type ApiServer, type ApiServerOptions } from '../apiserver/index.js';
 import { ObjectClient } from '../kube/object-client.js';
 import { installCrds } from './install-crds.js';
 import { readManifests } from './manifests.js';
@@ -17,6 +17,11 @@ export interface TestEnvironmentOptions {
    * `KUBECONFIG` is set, to run the same tests against kind). Default: an embedded server on 127.0.0.1.
    */
   kubeConfig?: KubeConfig;
+  /**
+   * Options of the embedded server (e.g. `dataFile`, `clock`); host and port default to 127.0.0.1 and any
+   * free port. Ignored with `kubeConfig`. Default: none.
+   */
+  apiServer?: ApiServerOptions;
   /** Aborts the start-up (server start, CRD installation). */
   signal?: AbortSignal;
 }
@@ -33,6 +38,8 @@ export interface TestEnvironment {
   readonly client: ObjectClient;
   /** Whether this environment started (and will close) an embedded API server. */
   readonly embedded: boolean;
+  /** The embedded server (its `faults` inject errors, delays and dropped watches); undefined on a given cluster. */
+  readonly apiServer: ApiServer | undefined;
   /** Creates a Namespace with a unique name starting with `prefix` (default `test`) and returns its name. */
   createNamespace(prefix?: string): Promise<string>;
   /** Stops the embedded server (or deletes the created namespaces on a given cluster) and frees sockets. */
@@ -83,6 +90,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
     url: server?.url ?? kubeConfig.getCurrentCluster()?.server ?? '',
     client,
     embedded: server !== undefined,
+    apiServer: server,
     async createNamespace(prefix = 'test'): Promise<string> {
       const name = `${prefix}-${randomBytes(4).toString('hex')}`;
       await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

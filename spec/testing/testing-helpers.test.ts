@@ -48,6 +48,7 @@ describe('reconcilekit/testing on the embedded API server', () => {
 
   it('starts an embedded server with the CRD established and a KubeConfig client-node can use', async () => {
     expect(env.embedded).toBe(true);
+    expect(env.apiServer?.url).toBe(env.url);
     expect(env.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const namespace = await env.createNamespace('env');
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
@@ -82,6 +83,14 @@ describe('reconcilekit/testing on the embedded API server', () => {
     );
     const obj = await waiting;
     expect(obj.metadata?.name).toBe('g2');
+  });
+
+  it('exposes the embedded server for fault injection', async () => {
+    const fault = env.apiServer?.faults.inject({ verb: 'get', resource: 'gadgets', status: 503, times: 1 });
+    const ref = { ...GADGET, namespace: 'default', name: 'nothing' };
+    await expect(env.client.get(ref)).rejects.toMatchObject({ code: 503 });
+    await expect(env.client.get(ref)).rejects.toMatchObject({ code: 404 });
+    fault?.remove();
   });
 
   it('reports a timeout with what it waited for and the last error', async () => {
