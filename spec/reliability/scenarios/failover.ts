@@ -30,6 +30,8 @@ export interface FailoverFigures {
   objects: number;
   signal: 'SIGTERM' | 'SIGKILL';
   leaseDurationMs: number;
+  /** Retry period of both replicas (lease / 8). */
+  retryPeriodMs: number;
   /** Lease holder before the SIGTERM and after the takeover. */
   leaderBefore: string | undefined;
   leaderAfter: string | undefined;
@@ -157,6 +159,7 @@ export async function runFailover(o: FailoverOptions): Promise<FailoverFigures> 
       objects: o.objects,
       signal,
       leaseDurationMs: o.leaseDurationMs,
+      retryPeriodMs: Math.floor(o.leaseDurationMs / 8),
       leaderBefore,
       leaderAfter: await leaseHolder(cluster.client),
       takeoverMs,
