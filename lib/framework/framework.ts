@@ -134,7 +134,16 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
 
   /** True while started, synced and not stopping: the framework reconciles (or stands by as a follower). */
   get ready(): boolean {
-    return this.isSynced && this.stopPromise === undefined;
+    return this.isSynced && this.stopPromise === undefined && this.watchProblem() === undefined;
+  }
+
+  /** The first watch currently failing (API server unreachable, RBAC), as a readiness reason. */
+  private watchProblem(): string | undefined {
+    for (const [kind, informer] of this.informers) {
+      const err = informer.watcher.lastSyncError;
+      if (err !== undefined) return `watch of ${kind} failing: ${err.message}`;
+    }
+    return undefined;
   }
 
   /** True while this replica runs workers (always, without leader election). */
@@ -212,6 +221,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
         readinessChecks: {
           'cache-synced': () => (this.isSynced ? undefined : 'caches not synced yet'),
           'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
+          'watches-healthy': () => this.watchProblem(),
         },
       });
       const url = await this.health.start(signal);

@@ -71,6 +71,20 @@ describe('Framework watches on the embedded API server', () => {
     expect(recorder.maxConcurrentPerKey).toBe(1);
   });
 
+  it('reports not ready while its watch fails, and ready again once it recovers', async () => {
+    const recorder = new RecordingResource();
+    await make(recorder).start();
+    expect(fw!.ready).toBe(true);
+    const drops = h.server.faults.inject({ resource: 'widgets', verb: 'watch', dropWatchAfterMs: 20 });
+    const outage = h.server.faults.inject({ resource: 'widgets', verb: 'watch', status: 503 });
+    await eventually(() => !fw!.ready, 5_000, 'not ready during the outage');
+    outage.remove();
+    await eventually(() => fw!.ready, 10_000, 'ready after the outage');
+    drops.remove();
+    await h.client.create(widget('after-outage'));
+    await eventually(() => recorder.count('create', 'after-outage') === 1);
+  });
+
   it('enqueues the owner when an owned object changes or goes, and serves owned objects from its cache', async () => {
     const recorder = new RecordingResource();
     const seen: number[] = [];
