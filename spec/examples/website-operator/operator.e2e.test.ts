@@ -6,6 +6,7 @@ import type { KubernetesObject, V1ConfigMap, V1Deployment } from '@kubernetes/cl
 import { Framework, isNotFound, silentLogger, type ObjectRef } from 'reconcilekit';
 import {
   applyManifests,
+  collectEvents,
   readManifests,
   startTestEnvironment,
   waitFor,
@@ -178,6 +179,31 @@ describe('Website operator end to end on the embedded API server', () => {
       description: 'ConfigMap sturdy-page recreated',
     });
     expect(after.metadata?.uid).not.toBe(before.metadata?.uid);
+  });
+
+  it('reports a failing API call as a Warning Event on the Website and recovers once it passes', async () => {
+    await startOperator();
+    // More failures than the retry wrapper's three attempts: the reconcile fails once, then succeeds.
+    const fault = env.apiServer?.faults.inject({
+      verb: 'create',
+      resource: 'services',
+      namespace,
+      status: 500,
+      times: 4,
+    });
+    const events = await collectEvents(env.client, {
+      namespace,
+      involvedObject: { kind: 'Website', name: 'flaky' },
+    });
+    try {
+      await createWebsite('flaky', { title: 'Flaky', content: 'x' });
+      const warning = await events.waitFor((e) => e.type === 'Warning');
+      expect(warning.message).toContain('services');
+      await waitForCondition(env.client, site('flaky'), 'Ready', { timeoutMs: 20_000 });
+    } finally {
+      fault?.remove();
+      await events.stop();
+    }
   });
 
   it('on delete removes every child and the file, then the finalizer, so the Website goes away', async () => {
