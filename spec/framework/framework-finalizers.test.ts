@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { finalizersKept, reconciliationCanceled } from '../../lib/context/flags.js';
 import { Framework } from '../../lib/framework/framework.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { ExponentialRateLimiter } from '../../lib/queue/rate-limiter.js';
@@ -170,6 +171,29 @@ describe('Framework finalizers on the embedded API server', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(recorders.map((r) => r.count('delete'))).toEqual([0, 1, 0]);
     expect(recorders[0]!.count('create') + recorders[2]!.count('create')).toBe(0);
+  });
+
+  it.each([
+    ['finalizersKept', finalizersKept],
+    ['reconciliationCanceled', reconciliationCanceled],
+  ])('keeps the finalizer and replays the deletion when a resource sets %s', async (_name, flag) => {
+    const recorder = new RecordingResource();
+    recorder.onDelete = (ctx) => {
+      if (recorder.count('delete') < 3) flag.set(ctx);
+    };
+    await start('keeper', recorder);
+    await h.client.create(widget('kept'));
+    await eventually(() => recorder.count('create') === 1);
+    await h.client.delete(ref('kept'));
+    await eventually(() => recorder.count('delete') === 2);
+    expect((await h.client.get<Widget>(ref('kept'))).metadata?.finalizers).toEqual([
+      'reconcilekit.io/keeper',
+    ]);
+    await eventually(() => gone(h, 'kept'), 5_000, 'removed once the flag is no longer set');
+    expect(recorder.count('delete')).toBe(3);
+    expect(await frameworks[0]!.metrics.metrics()).toMatch(
+      /controller_runtime_reconcile_total\{controller="keeper",result="requeue"\} 2/,
+    );
   });
 
   it('keeps the finalizer of a paused object being deleted until it is unpaused', async () => {
