@@ -2,7 +2,8 @@ import { validateCustomResourceDefinition } from './algorithms.js';
 import type { ApiServerCore } from './core.js';
 import { crdStatus, crdToType, defaultCrdSpec } from './crd-types.js';
 import { metadataOf, objectAt, stringAt, stringsAt, type JsonObject } from './json.js';
-import type { ResourceType } from './resource-type.js';
+import { typeKey, type ResourceType } from './resource-type.js';
+import { normalizeTimeFields } from './time-fields.js';
 import { invalid } from './status.js';
 
 export function isCrdType(type: ResourceType): boolean {
@@ -23,6 +24,7 @@ export function prepareKind(
   obj: JsonObject,
   previous?: JsonObject,
 ): void {
+  normalizeTimeFields(typeKey(type), obj);
   if (isNamespaceType(type)) {
     const meta = metadataOf(obj);
     const name = stringAt(meta, 'name') ?? '';

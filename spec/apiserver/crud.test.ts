@@ -208,6 +208,30 @@ describe.skipIf(E2E)('create, read, update', () => {
     await api(url, 'PATCH', `${W}/fin`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
   });
 
+  it('re-serialises typed times: MicroTime with six digits, Time with seconds, unparsable → 400', async () => {
+    const lease = await api(url, 'POST', '/apis/coordination.k8s.io/v1/namespaces/default/leases', {
+      metadata: { name: 'lock' },
+      spec: {
+        holderIdentity: 'me',
+        renewTime: '2026-11-21T10:00:00.123Z',
+        acquireTime: '2026-11-21T11:00:00+01:00',
+      },
+    });
+    expect(lease.body.spec.renewTime).toBe('2026-11-21T10:00:00.123000Z');
+    expect(lease.body.spec.acquireTime).toBe('2026-11-21T10:00:00.000000Z');
+    const event = await api(url, 'POST', '/api/v1/namespaces/default/events', {
+      metadata: { name: 'ev' },
+      involvedObject: { kind: 'Widget', name: 'x' },
+      firstTimestamp: '2026-11-21T10:00:00.999Z',
+    });
+    expect(event.body.firstTimestamp).toBe('2026-11-21T10:00:00Z');
+    const bad = await api(url, 'POST', '/apis/coordination.k8s.io/v1/namespaces/default/leases', {
+      metadata: { name: 'bad' },
+      spec: { renewTime: 'yesterday' },
+    });
+    expect(bad.status).toBe(400);
+  });
+
   it('does not persist dryRun=All writes', async () => {
     const r = await api(url, 'POST', `${W}?dryRun=All`, widget('dry'));
     expect(r.status).toBe(201);
