@@ -1,6 +1,7 @@
 // The Website operator: configuration, resource sets, Framework, start(). Run it with
 //   node dist/examples/website-operator/main.js [--allow-deployment-updates] [--output-dir DIR] …
 // against the cluster of KUBECONFIG (or in-cluster). See operator-options.ts for every option.
+import { Registry } from 'prom-client';
 import { createLogger, Framework, handleSignals, loadKubeConfig } from 'reconcilekit';
 import { parseOperatorOptions, OPERATOR_NAME } from './operator-options.js';
 import { createWebsiteResourceSets } from './resource-sets.js';
@@ -10,6 +11,7 @@ import { WEBSITE_API_VERSION, WEBSITE_KIND, WEBSITE_PLURAL, type Website } from 
 const options = parseOperatorOptions(process.argv.slice(2));
 const logger = createLogger({ defaultMeta: { operator: OPERATOR_NAME } });
 const namespace = options.namespace === undefined ? {} : { namespace: options.namespace };
+const registry = new Registry(); // engine and resource metrics, served on /metrics
 
 const framework = new Framework<Website>({
   name: OPERATOR_NAME,
@@ -24,11 +26,13 @@ const framework = new Framework<Website>({
   resourceSets: createWebsiteResourceSets({
     outputDir: options.outputDir,
     allowDeploymentUpdates: options.allowDeploymentUpdates,
+    registry,
     logger,
   }),
   ...(options.installCrd ? { crd: loadWebsiteCrd() } : {}),
   workers: options.workers,
   logger,
+  registry,
   leaderElection:
     options.leaderElectionNamespace === undefined
       ? false
