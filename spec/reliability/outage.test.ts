@@ -22,8 +22,8 @@ describe('reliability: API server outage (short; `make soak` keeps it away 30 s)
     expect(figures.watchRestartsDuringOutage).toBeLessThanOrEqual(figures.watchers * 6);
   });
 
-  // Open bug R4 (/work/notes/reliability-bugs.md): `ready` only reflects the first sync.
-  it.fails('reports not-ready while the API server is away [bug R4]', () => {
+  // Was bug R4 (fixed in 572856f): `ready` only reflected the first sync.
+  it('reports not-ready while the API server is away', () => {
     expect(figures.reportedNotReady).toBe(true);
   });
 });

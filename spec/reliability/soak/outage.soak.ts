@@ -7,6 +7,7 @@ describe('soak: API server outage', () => {
     const figures = await runOutage({ objects: 100, outageMs: 30_000, convergeTimeoutMs: 60_000 });
     recordFigures('outage', figures);
     expect(figures.problems).toEqual([]);
+    expect(figures.reportedNotReady).toBe(true);
     expect(figures.readyAfter).toBe(true);
     expect(figures.unhandledRejections).toBe(0);
     expect(figures.watchRestartsDuringOutage).toBeGreaterThan(0);
