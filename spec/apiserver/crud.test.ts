@@ -362,6 +362,24 @@ describe.skipIf(E2E)('list', () => {
     expect(names(byName.body)).toEqual(['l-b']);
   });
 
+  it('finds core Events by the involvedObject selector kubectl describe sends', async () => {
+    const involved = { kind: 'Widget', name: 'described', namespace: 'default', uid: 'uid-1' };
+    await api(url, 'POST', '/api/v1/namespaces/default/events', {
+      metadata: { name: 'described.1' },
+      involvedObject: involved,
+      reason: 'Hello',
+    });
+    await api(url, 'POST', '/api/v1/namespaces/default/events', {
+      metadata: { name: 'other.1' },
+      involvedObject: { ...involved, name: 'other', uid: 'uid-2' },
+    });
+    const selector = encodeURIComponent(
+      'involvedObject.name=described,involvedObject.namespace=default,involvedObject.kind=Widget,involvedObject.uid=uid-1',
+    );
+    const r = await api(url, 'GET', `/api/v1/namespaces/default/events?fieldSelector=${selector}&limit=500`);
+    expect(names(r.body)).toEqual(['described.1']);
+  });
+
   it('filters custom resources by the CRD selectableFields', async () => {
     await api(url, 'POST', W, widget('sel-red', { size: 1, color: 'red' }));
     await api(url, 'POST', W, widget('sel-blue', { size: 1, color: 'blue' }));
