@@ -2,7 +2,6 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
-import type { ResourceRef } from '../kube/resource-ref.js';
 import { LeaderElector } from '../leader/leader-elector.js';
 import { ControllerMetrics } from '../observability/controller-metrics.js';
 import { EventRecorder } from '../observability/event-recorder.js';
@@ -11,12 +10,12 @@ import type { Logger } from '../observability/logger.js';
 import type { WorkQueue } from '../queue/work-queue.js';
 import { jitter } from '../util/jitter.js';
 import { sleep } from '../util/sleep.js';
-import { Informer } from '../watch/informer.js';
 import { objectKey, type Store } from '../watch/store.js';
 import { cacheKey, clientKey } from './context-keys.js';
 import { DEFAULT_REMOVED_FINALIZER_MEMORY_MS, DEFAULT_RESYNC_JITTER } from './defaults.js';
 import { ensureCrd } from './ensure-crd.js';
 import { retryWithHints } from './retry-with-hints.js';
+import { WatchSet, type WatchSetHandlers } from './watch-set.js';
 import { makeClient } from './make-client.js';
 import { handleSignals, type HandleSignalsOptions } from './handle-signals.js';
 import type { FrameworkConfig } from './framework-config.js';
@@ -26,7 +25,6 @@ import { Reconciler } from './reconciler.js';
 import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
 import { WorkerPool } from './worker-pool.js';
 import { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './resolve-config.js';
-import { ownerKeys } from './owner-keys.js';
 
 /** How long `stop()` waits for pending Events to be written. */
 const EVENT_FLUSH_TIMEOUT_MS = 2_000;
@@ -50,9 +48,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
   private readonly events: EventRecorder | undefined;
   private readonly remembered = new Map<string, Obj>();
   private readonly tombstones = new Map<string, Obj>();
-  private readonly informers = new Map<string, Informer>();
-  private primary: Informer<Obj> | undefined;
-  private primaryNamespaced = true;
+  private readonly watches: WatchSet<Obj>;
   private readonly pool: WorkerPool;
   private readonly lifetime = new AbortController();
   private elector: LeaderElector | undefined;
@@ -87,6 +83,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
         'config.leaderElection and config.crd need an API connection: pass config.kubeConfig',
       );
     }
+    this.watches = new WatchSet<Obj>(this.logger, c.registry);
     this.controllerMetrics = new ControllerMetrics({ registry: c.registry, controller: c.name });
     this.controllerMetrics.setMaxConcurrentReconciles(c.workers);
     this.memory = new RemovedFinalizerMemory(
@@ -134,16 +131,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
 
   /** True while started, synced and not stopping: the framework reconciles (or stands by as a follower). */
   get ready(): boolean {
-    return this.isSynced && this.stopPromise === undefined && this.watchProblem() === undefined;
-  }
-
-  /** The first watch currently failing (API server unreachable, RBAC), as a readiness reason. */
-  private watchProblem(): string | undefined {
-    for (const [kind, informer] of this.informers) {
-      const err = informer.watcher.lastSyncError;
-      if (err !== undefined) return `watch of ${kind} failing: ${err.message}`;
-    }
-    return undefined;
+    return this.isSynced && this.stopPromise === undefined && this.watches.problem() === undefined;
   }
 
   /** True while this replica runs workers (always, without leader election). */
@@ -158,7 +146,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
 
   /** The cache of `kind` (the reconciled kind or one in `owns`), or undefined when not watched. */
   cache(kind: string): Store | undefined {
-    return this.informers.get(kind)?.store;
+    return this.watches.cache(kind);
   }
 
   /** Informer drop-in: remembers `newObj` and enqueues its key (level-triggered: the latest wins). */
@@ -221,7 +209,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
         readinessChecks: {
           'cache-synced': () => (this.isSynced ? undefined : 'caches not synced yet'),
           'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
-          'watches-healthy': () => this.watchProblem(),
+          'watches-healthy': () => this.watches.problem(),
         },
       });
       const url = await this.health.start(signal);
@@ -234,8 +222,10 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
         ensureCrd(client, crd, this.logger, deadline),
       );
     }
-    if (this.client !== undefined && c.resource !== undefined)
-      await this.startInformers(this.client, deadline);
+    if (this.client !== undefined && c.resource !== undefined) {
+      const handlers = this.watchHandlers();
+      await this.watches.start(this.client, c.resource, c.owns, handlers, deadline, c.cacheSyncTimeoutMs);
+    }
     this.isSynced = true;
     this.scheduleResync();
     if (c.leaderElection !== false && this.client !== undefined) {
@@ -264,75 +254,26 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     this.logger.info('framework started', { workers: c.workers, leaderElection: c.leaderElection !== false });
   }
 
-  private async startInformers(client: ObjectClient, deadline: AbortSignal): Promise<void> {
-    const c = this.config;
-    const resource = c.resource;
-    if (resource === undefined) return;
-    const resolved = await retryWithHints(
-      `watching ${resource.kind} (${resource.apiVersion})`,
-      this.logger,
-      deadline,
-      () => client.resolve(resource),
-    );
-    this.primaryNamespaced = resolved.namespaced;
-    const primary = this.informer<Obj>(client, { ...resource, plural: resource.plural ?? resolved.plural });
-    this.primary = primary;
-    primary.on('add', (obj) => {
-      this.onPrimaryChange(obj);
-    });
-    primary.on('update', (_old, obj) => {
-      this.onPrimaryChange(obj);
-    });
-    primary.on('delete', (obj) => {
-      const key = objectKey(obj);
-      this.remembered.delete(key);
-      if (c.finalizer === false) this.tombstones.set(key, obj);
-      this.pool.add(key);
-    });
-    for (const owned of c.owns) {
-      const ref: ResourceRef & { labelSelector?: string } = { ...owned };
-      if (ref.namespace === undefined && resource.namespace !== undefined) ref.namespace = resource.namespace;
-      const informer = this.informer(client, ref);
-      const enqueueOwners = (obj: KubernetesObject): void => {
-        for (const key of ownerKeys(obj, resource, this.primaryNamespaced)) this.pool.add(key);
-      };
-      informer.on('add', enqueueOwners);
-      informer.on('update', (old, obj) => {
-        enqueueOwners(old);
-        enqueueOwners(obj);
-      });
-      informer.on('delete', enqueueOwners);
-    }
-    for (const informer of this.informers.values()) informer.start();
-    const timeout = c.cacheSyncTimeoutMs > 0 ? c.cacheSyncTimeoutMs : Number.MAX_SAFE_INTEGER;
-    await Promise.all(
-      [...this.informers.values()].map((informer) => informer.waitForSync(deadline, timeout)),
-    );
-  }
-
-  private informer<T extends KubernetesObject>(
-    client: ObjectClient,
-    ref: ResourceRef & { labelSelector?: string; fieldSelector?: string },
-  ): Informer<T> {
-    const informer = new Informer<T>({
-      client,
-      resource: ref,
-      logger: this.logger.child({ watch: ref.kind }),
-      registry: this.config.registry,
-    });
-    this.informers.set(ref.kind, informer as unknown as Informer);
-    return informer;
-  }
-
-  private onPrimaryChange(obj: Obj): void {
-    const key = objectKey(obj);
-    this.tombstones.delete(key);
-    this.remembered.delete(key);
-    this.pool.add(key);
+  private watchHandlers(): WatchSetHandlers<Obj> {
+    return {
+      changed: (key) => {
+        this.tombstones.delete(key);
+        this.remembered.delete(key);
+        this.pool.add(key);
+      },
+      deleted: (key, obj) => {
+        this.remembered.delete(key);
+        if (this.config.finalizer === false) this.tombstones.set(key, obj);
+        this.pool.add(key);
+      },
+      ownerTouched: (key) => {
+        this.pool.add(key);
+      },
+    };
   }
 
   private async process(queue: WorkQueue, key: string, signal: AbortSignal): Promise<void> {
-    const fromStore = this.primary?.store.get(key);
+    const fromStore = this.watches.primary?.get(key);
     const obj = fromStore ?? this.remembered.get(key);
     const tombstone = obj === undefined ? this.tombstones.get(key) : undefined;
     const outcome = await this.reconciler.reconcile(key, obj, tombstone, signal);
@@ -368,7 +309,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
   private knownKeys(): Set<string> {
     const keys = new Set<string>(this.remembered.keys());
     for (const key of this.tombstones.keys()) keys.add(key);
-    for (const key of this.primary?.store.keys() ?? []) keys.add(key);
+    for (const key of this.watches.primary?.keys() ?? []) keys.add(key);
     return keys;
   }
 
@@ -395,7 +336,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     }
     this.lifetime.abort(new Error('framework stopped'));
     await this.election;
-    await Promise.allSettled([...this.informers.values()].map((informer) => informer.stop()));
+    await this.watches.stop();
     const flushDeadline = new AbortController();
     await Promise.race([
       this.events?.flush(),
