@@ -6,7 +6,7 @@ import { unsupportedMediaType } from './status.js';
 
 export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 
-type Scalar = 'string' | 'int' | 'bool' | 'bytes' | 'time' | 'strings' | 'map' | 'bytesmap';
+type Scalar = 'string' | 'int' | 'count' | 'bool' | 'bytes' | 'time' | 'strings' | 'map' | 'bytesmap';
 interface Message {
   [field: number]: [string, Scalar | Message | { repeated: Message }];
 }
@@ -45,7 +45,52 @@ const OBJECT_REFERENCE: Message = {
   7: ['fieldPath', 'string'],
 };
 
+const LABEL_SELECTOR: Message = {
+  1: ['matchLabels', 'map'],
+  2: [
+    'matchExpressions',
+    { repeated: { 1: ['key', 'string'], 2: ['operator', 'string'], 3: ['values', 'strings'] } },
+  ],
+};
+const CONTAINER: Message = {
+  1: ['name', 'string'],
+  2: ['image', 'string'],
+  3: ['command', 'strings'],
+  4: ['args', 'strings'],
+  5: ['workingDir', 'string'],
+  6: [
+    'ports',
+    {
+      repeated: {
+        1: ['name', 'string'],
+        2: ['hostPort', 'int'],
+        3: ['containerPort', 'count'],
+        4: ['protocol', 'string'],
+        5: ['hostIP', 'string'],
+      },
+    },
+  ],
+  7: ['env', { repeated: { 1: ['name', 'string'], 2: ['value', 'string'] } }],
+  14: ['imagePullPolicy', 'string'],
+};
+const POD_TEMPLATE: Message = {
+  1: ['metadata', OBJECT_META],
+  2: [
+    'spec',
+    {
+      2: ['containers', { repeated: CONTAINER }],
+      3: ['restartPolicy', 'string'],
+      8: ['serviceAccountName', 'string'],
+    },
+  ],
+};
+
 const KINDS: Record<string, Message> = {
+  // `kubectl create deployment` (name, image, replicas, port, command): the fields it sets are decoded.
+  'apps/v1/Deployment': {
+    1: ['metadata', OBJECT_META],
+    2: ['spec', { 1: ['replicas', 'count'], 2: ['selector', LABEL_SELECTOR], 3: ['template', POD_TEMPLATE] }],
+  },
   'v1/Namespace': {
     1: ['metadata', OBJECT_META],
     2: ['spec', { 1: ['finalizers', 'strings'] }],
@@ -150,8 +195,10 @@ function decodeMessage(buf: Buffer, schema: Message): JsonObject {
     if (!spec) continue;
     const [name, kind] = spec;
     const bytes = Buffer.isBuffer(f.value) ? f.value : Buffer.alloc(0);
-    if (kind === 'int') {
-      if (typeof f.value === 'bigint' && f.value !== 0n) out[name] = Number(BigInt.asIntN(64, f.value));
+    if (kind === 'int' || kind === 'count') {
+      if (typeof f.value === 'bigint' && (f.value !== 0n || kind === 'count')) {
+        out[name] = Number(BigInt.asIntN(64, f.value));
+      }
     } else if (kind === 'bool') {
       if (typeof f.value === 'bigint' && f.value !== 0n) out[name] = true;
     } else if (kind === 'string') {

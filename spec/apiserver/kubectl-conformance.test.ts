@@ -253,6 +253,13 @@ describe('kubectl against the API server', () => {
     const name = uniqueName('tmp');
     await ok(['create', 'namespace', name]);
     await ok(['create', 'configmap', 'c1', '-n', name, '--from-literal=a=b']);
+    await ok(['create', 'deployment', 'web', '-n', name, '--image=nginx', '--replicas=2', '--port=80']);
+    const deployment = JSON.parse(await ok(['get', 'deployment', 'web', '-n', name, '-o', 'json']));
+    expect(deployment.spec.replicas).toBe(2);
+    expect(deployment.spec.template.spec.containers[0]).toMatchObject({
+      image: 'nginx',
+      ports: [{ containerPort: 80 }],
+    });
     await ok(['delete', 'namespace', name, '--timeout=15s']);
     expect((await kubectl(target, ['get', 'namespace', name])).stderr).toContain('NotFound');
   });
