@@ -100,8 +100,12 @@ export function handleWatch(ctx: RequestContext): void {
     'Cache-Control': 'no-cache, private',
   });
   ctx.res.flushHeaders();
-  const fired = core.faults.fire(target, (r) => r.expireWatch === true || r.dropWatchAfterMs !== undefined);
   const resuming = rvText !== '' && rvText !== '0' && sendInitial !== 'true';
+  // expireWatch rules count only watches that resume (a fresh watch has nothing to expire).
+  const fired = core.faults.fire(
+    target,
+    (r) => (r.expireWatch === true && resuming) || r.dropWatchAfterMs !== undefined,
+  );
   if (resuming && fired.some((r) => r.expireWatch === true)) {
     stream.expire(`too old resource version: ${rvText} (${core.store.currentRv}) (injected)`);
     return;
