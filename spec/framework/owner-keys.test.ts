@@ -27,6 +27,7 @@ describe('ownerKeys', () => {
 
   it('uses the bare name for a cluster-scoped owner, and nothing without ownerReferences', () => {
     expect(ownerKeys(owned([{ ...owner, name: 'global' }]), owner, false)).toEqual(['global']);
-    expect(ownerKeys({ metadata: { name: 'lonely' } }, owner, true)).toEqual([]);
+    const lonely = { metadata: { name: 'lonely' } };
+    expect(ownerKeys(lonely, owner, true)).toEqual([]);
   });
 });
