@@ -30,7 +30,14 @@ export function prepareKind(
     const name = stringAt(meta, 'name') ?? '';
     meta.labels = { ...(objectAt(meta, 'labels') ?? {}), 'kubernetes.io/metadata.name': name };
     const spec = objectAt(obj, 'spec') ?? {};
-    if (previous === undefined && !Array.isArray(spec.finalizers)) spec.finalizers = ['kubernetes'];
+    if (previous === undefined) {
+      if (!Array.isArray(spec.finalizers)) spec.finalizers = ['kubernetes'];
+    } else {
+      // spec.finalizers change only through the finalize subresource.
+      const before = objectAt(previous, 'spec')?.finalizers;
+      if (before === undefined) delete spec.finalizers;
+      else spec.finalizers = before;
+    }
     obj.spec = spec;
     if (previous === undefined) obj.status = { phase: 'Active' };
     return;
