@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  renameSync,
   writeFileSync,
   type WriteStream,
 } from 'node:fs';
@@ -49,7 +50,11 @@ export function buildChildOperator(): string {
       fileName: from,
     });
     mkdirSync(dirname(to), { recursive: true });
-    writeFileSync(to, output.outputText);
+    // Test files run in parallel processes: never let a child import a file another one is rewriting.
+    if (existsSync(to) && readFileSync(to, 'utf8') === output.outputText) continue;
+    const temporary = `${to}.${process.pid}.tmp`;
+    writeFileSync(temporary, output.outputText);
+    renameSync(temporary, to);
   }
   built = join(ROOT, 'dist/spec/reliability/fixtures/gadget-operator-main.js');
   return built;
