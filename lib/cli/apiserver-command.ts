@@ -93,7 +93,13 @@ export async function runApiServerCommand(args: readonly string[], io: CommandIo
     io.stdout(USAGE);
     return 0;
   }
-  const server = await startApiServer(parsed.options);
+  let server: Awaited<ReturnType<typeof startApiServer>>;
+  try {
+    server = await startApiServer(parsed.options);
+  } catch (e) {
+    io.stderr(`reconcilekit apiserver: cannot start: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
   if (parsed.kubeconfig !== undefined) server.writeKubeconfig(parsed.kubeconfig);
   io.stdout(`listening on ${server.url}\n`);
   if (parsed.kubeconfig !== undefined) io.stdout(`kubeconfig written to ${parsed.kubeconfig}\n`);

@@ -93,6 +93,18 @@ describe('reconcilekit apiserver', () => {
     expect(await second.exit).toBe(0);
   });
 
+  it('exits 1 with a message when it cannot start (port in use)', async () => {
+    const first = start(['--port', '0']);
+    const port = new URL(await first.url).port;
+    const second = start(['--port', port]);
+    let err = '';
+    second.child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    expect(await second.exit).toBe(1);
+    expect(err).toContain('cannot start');
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toBe(0);
+  });
+
   it('rejects unknown flags with usage and exit code 2', async () => {
     const bad = start(['--bogus', '1']);
     expect(await bad.exit).toBe(2);
