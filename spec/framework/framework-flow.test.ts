@@ -103,6 +103,38 @@ describe('Framework end to end on the embedded API server', () => {
     expect(recorder.count('delete', 'b')).toBe(1);
   });
 
+  it('coalesces a burst of 200 patches to one object into a handful of reconciles, ending on the last', async () => {
+    const recorder = new RecordingResource();
+    recorder.onCreate = () => new Promise<void>((r) => setTimeout(r, 20));
+    const fw = makeFramework(recorder);
+    await fw.start();
+    await h.client.create(widget('hot', {}, { n: 0 }));
+    await eventually(() => recorder.count('create', 'hot') === 1);
+    const before = recorder.count('create', 'hot');
+    let last: Widget | undefined;
+    await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const updated = await h.client.patch<Widget>(ref('hot'), { spec: { n: i + 1 } }, 'merge');
+        if (
+          last === undefined ||
+          Number(updated.metadata!.resourceVersion) > Number(last.metadata!.resourceVersion)
+        ) {
+          last = updated;
+        }
+      }),
+    );
+    await eventually(
+      () => recorder.calls.at(-1)?.version === last!.metadata!.resourceVersion,
+      5_000,
+      'last version reconciled',
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const runs = recorder.count('create', 'hot') - before;
+    expect(runs).toBeGreaterThanOrEqual(1);
+    expect(runs).toBeLessThan(100);
+    expect(recorder.maxConcurrentPerKey).toBe(1);
+  });
+
   it('does not touch objects no resource set handles', async () => {
     const recorder = new RecordingResource();
     framework = new Framework<Widget>({
