@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node models are plain-data classes; object literals are never instances. */
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /**
