@@ -172,4 +172,21 @@ describe('Framework watches on the embedded API server', () => {
     const hints = lines.filter((l) => l.includes('install its CustomResourceDefinition'));
     expect(hints).toHaveLength(1);
   });
+
+  it('stops promptly while start() still waits for a kind that is not served', async () => {
+    fw = new Framework<Widget>({
+      name: 'impatient',
+      kubeConfig: h.kubeConfig,
+      resource: { apiVersion: 'nope.reconcilekit.io/v1', kind: 'Nothing' },
+      resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
+      logger: createLogger({ silent: true }),
+    });
+    const starting = fw.start();
+    await sleep(100);
+    const t = Date.now();
+    await fw.stop();
+    await expect(starting).rejects.toThrow();
+    expect(Date.now() - t).toBeLessThan(1_000);
+    expect(fw.ready).toBe(false);
+  });
 });
