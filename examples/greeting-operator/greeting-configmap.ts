@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment, @typescript-eslint/no-misused-spread -- client-node models are plain-data classes. */
+/* eslint-disable @typescript-eslint/no-misused-spread -- client-node models are plain-data classes. */
 // The CRUD resource of docs/getting-started.md: one ConfigMap per Greeting, holding its message.
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import { clientKey, isNotFound, Patch, type CRUDResourceOps, type ReconcileContext } from 'reconcilekit';

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node models are plain-data classes: objects from the wire and object literals are never instances, and spreading them is how they are built. */
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
 
 /** API group of the Website custom resource. */

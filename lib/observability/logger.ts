@@ -95,7 +95,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     exitOnError: false,
     format: winston.format.combine(serialiseErrors(), winston.format.timestamp(), winston.format.json()),
     // winston's Stream transport is typed against another copy of winston-transport's TransportStream.
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
     transports: [new winston.transports.Stream({ stream: options.stream ?? process.stdout })],
   });
   return new WinstonLogger(inner);

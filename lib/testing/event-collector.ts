@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node models are plain-data classes: objects from the wire and object literals are never instances, and spreading them is how they are built. */
 import type { CoreV1Event, KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { ResourceRef } from '../kube/resource-ref.js';

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node models are classes, but its API takes plain objects */
 // The real @kubernetes/client-node 1.4 against the embedded server.
 import {
   ApiException,

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node models are plain-data classes; object literals are how they are built. */
 import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
 import { isNotFound } from 'reconcilekit';
 import {

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node models are plain-data classes; object literals are how they are built. */
 // The test docs/getting-started.md walks through: the Greeting operator against the embedded API server.
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import { CRUDResource, Framework, isNotFound, ResourceSet, silentLogger } from 'reconcilekit';

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment, @typescript-eslint/no-unsafe-return -- client-node models are plain-data classes; object literals are how they are built. */
+/* eslint-disable @typescript-eslint/no-unsafe-return -- client-node models are plain-data classes; object literals are how they are built. */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node models are plain-data classes; object literals are how they are built. */
 // deploy/rbac.yaml is least privilege: the operator (main.js, configured as in deploy/operator.yaml) runs
 // through a recording proxy; every request it makes must be allowed by the RBAC rules, and every
 // granted verb must be used (or be listed below with the reason it cannot show up here).
