@@ -80,6 +80,8 @@ export interface WatchRequestOptions {
   fieldSelector?: string;
   /** Ends the watch (the promise resolves) when aborted. */
   signal: AbortSignal;
+  /** Called once the server accepted the watch (HTTP 200), before any event: the API is reachable again. */
+  onOpen?: () => void;
 }
 
 interface ApiResource {
@@ -292,6 +294,7 @@ export class ObjectClient {
       for await (const chunk of res) chunks.push(chunk as Buffer);
       throw toApiError(status, Buffer.concat(chunks).toString('utf8'), res.headers, `watch ${path}`);
     }
+    opts.onOpen?.();
     await new Promise<void>((resolve, reject) => {
       let failure: unknown;
       const lines = createInterface({ input: res, crlfDelay: Infinity });

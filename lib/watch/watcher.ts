@@ -205,6 +205,11 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
           labelSelector: resource.labelSelector,
           fieldSelector: resource.fieldSelector,
           signal: AbortSignal.any([signal, local.signal]),
+          // Healthy again as soon as the server answers: a watch resumed after a failure can run for
+          // minutes, and readiness (Framework.ready, /readyz) must not wait for it to end.
+          onOpen: () => {
+            this.lastError = undefined;
+          },
         },
         (type, object) => {
           delivered = true;
