@@ -1,7 +1,8 @@
 // Child process: runs the embedded API server so its CPU and heap are separate from the operators under test.
-// Messages out: {type:'listening', url, kubeconfigPath, startMs}; in: {type:'stop'}.
+// Messages out: {type:'listening', url, kubeconfigPath, startMs}, {type:'cpu', cpuMs}, {type:'latency'};
+// in: 'cpu', {type:'latency', delayMs} (added latency per request), 'stop'.
 import { performance } from 'node:perf_hooks';
-import { reply, onDriverMessage } from '../lib/child.js';
+import { cpuMs, reply, onDriverMessage } from '../lib/child.js';
 
 const kubeconfigPath = process.argv[2];
 if (kubeconfigPath === undefined) throw new Error('usage: apiserver-child <kubeconfig path>');
@@ -14,6 +15,14 @@ server.writeKubeconfig(kubeconfigPath);
 reply({ type: 'listening', url: server.url, kubeconfigPath, startMs });
 
 onDriverMessage(async (message) => {
+  if (message.type === 'cpu') reply({ type: 'cpu', cpuMs: cpuMs() });
+  if (message.type === 'latency') {
+    // Every request from now on waits this long before it is handled (the server's own fault API).
+    server.faults.clear();
+    const delayMs = message.delayMs as number;
+    if (delayMs > 0) server.faults.inject({ delayMs });
+    reply({ type: 'latency' });
+  }
   if (message.type === 'stop') {
     await server.close();
     process.exit(0);

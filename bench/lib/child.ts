@@ -99,6 +99,12 @@ export class Child {
   }
 }
 
+/** User + system CPU time of this process so far, in ms. */
+export function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /** In a child: sends a message to the driver. */
 export function reply(message: ChildMessage): void {
   process.send?.(message);

@@ -46,7 +46,7 @@ export interface OperatorRun {
   /** Sends start; resolves with performance.now() at the moment start was sent. */
   start(): number;
   /** Handler calls / reconciles so far. */
-  count(): Promise<{ calls: number; errors: number }>;
+  count(): Promise<{ calls: number; errors: number; cpuMs: number }>;
   stop(): Promise<void>;
 }
 
@@ -80,7 +80,7 @@ export async function loadOperator(
     },
     count: async () => {
       const m = await child.ask({ type: 'count' }, 30_000);
-      return { calls: m.calls as number, errors: m.errors as number };
+      return { calls: m.calls as number, errors: m.errors as number, cpuMs: m.cpuMs as number };
     },
     stop: () => child.stop(),
   };

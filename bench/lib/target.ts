@@ -20,6 +20,10 @@ export interface Target {
   rest: KubeRest;
   /** Embedded only: ms from fork to the child reporting it listens, and startApiServer()'s own ms. */
   listening?: { processMs: number; startMs: number };
+  /** Embedded only: from now on every request waits this long before it is handled (0 = none). */
+  setLatency?: (delayMs: number) => Promise<void>;
+  /** Embedded only: CPU ms the server process has used so far. */
+  serverCpuMs?: () => Promise<number>;
   /** Releases everything (stops the server or deletes the namespace). */
   close(): Promise<void>;
 }
@@ -53,6 +57,10 @@ export async function embeddedTarget(
     namespace,
     rest,
     listening: { processMs, startMs: listening.startMs as number },
+    setLatency: async (delayMs) => {
+      await child.ask({ type: 'latency', delayMs }, 30_000);
+    },
+    serverCpuMs: async () => (await child.ask({ type: 'cpu' }, 30_000)).cpuMs as number,
     close: async () => {
       rest.close();
       await child.stop();

@@ -1,8 +1,7 @@
 // Peer: @dot-i/k8s-operator (latest on npm, 1.3.9) doing the same work — its Operator subclass with
 // watchResource, the library's global sequential event queue, core API through its client-node 0.20
 // CoreV1Api and status through its patchResourceStatus (merge patch).
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment --
-   client-node's generated models are plain JSON objects on the wire; the bench builds them as literals. */
+
 import dotI from '@dot-i/k8s-operator';
 import {
   WEBSITE_GROUP,

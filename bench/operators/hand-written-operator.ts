@@ -1,6 +1,6 @@
 // Peer: what an operator author writes by hand with @kubernetes/client-node 1.4 — makeInformer on the
 // Websites and one sequential promise chain as the handler (no coalescing, no cache of ConfigMaps).
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment, @typescript-eslint/no-misused-spread --
+/* eslint-disable @typescript-eslint/no-misused-spread --
    client-node's generated models are plain JSON objects on the wire; the bench builds them as literals. */
 import {
   CoreV1Api,

@@ -1,8 +1,8 @@
 // Child process: runs one operator under test.
 // argv: <system> <kubeconfig> <namespace> <workers>
 // Messages out: {type:'loaded'} once the modules are imported; {type:'start'} once start() resolved;
-// {type:'count', calls, errors} when asked. In: 'start', 'count', 'stop'.
-import { onDriverMessage, reply } from '../lib/child.js';
+// {type:'count', calls, errors, cpuMs} when asked (cpuMs: user + system CPU of this process so far). In: 'start', 'count', 'stop'.
+import { cpuMs, onDriverMessage, reply } from '../lib/child.js';
 import type { BenchOperator, BenchOperatorOptions, SystemName } from './bench-operator.js';
 
 async function load(system: SystemName, options: BenchOperatorOptions): Promise<BenchOperator> {
@@ -34,7 +34,7 @@ onDriverMessage(async (message) => {
       reply({ type: 'start' });
       break;
     case 'count':
-      reply({ type: 'count', calls: operator.calls(), errors: await operator.errors() });
+      reply({ type: 'count', calls: operator.calls(), errors: await operator.errors(), cpuMs: cpuMs() });
       break;
     case 'stop':
       await Promise.race([operator.stop(), new Promise((r) => setTimeout(r, 2_000))]);
