@@ -12,7 +12,8 @@ describe('reliability: API server outage (short; `make soak` keeps it away 30 s)
 
   it('resumes without a restart and converges every change made after the server returned', () => {
     expect(figures.problems).toEqual([]);
-    expect(figures.readyAfter).toBe(true);
+    // Short outage: the watches' next retries are a few seconds apart at most.
+    expect(figures.readyAgainMs).toBeLessThan(10_000);
     expect(figures.unhandledRejections).toBe(0);
   });
 

@@ -22,6 +22,10 @@ export interface FailoverOptions {
   leaseDurationMs: number;
   /** Bound on the time to converge after the takeover. */
   convergeTimeoutMs: number;
+  /** Renew deadline; default 2/3 of the lease. */
+  renewDeadlineMs?: number;
+  /** Retry period; default 1/8 of the lease. */
+  retryPeriodMs?: number;
   /** How the leader goes: SIGTERM (drains, releases the Lease) or SIGKILL (vanishes). Default SIGTERM. */
   signal?: 'SIGTERM' | 'SIGKILL';
 }
@@ -30,7 +34,7 @@ export interface FailoverFigures {
   objects: number;
   signal: 'SIGTERM' | 'SIGKILL';
   leaseDurationMs: number;
-  /** Retry period of both replicas (lease / 8). */
+  /** Retry period of both replicas. */
   retryPeriodMs: number;
   /** Lease holder before the SIGTERM and after the takeover. */
   leaderBefore: string | undefined;
@@ -92,8 +96,8 @@ export async function runFailover(o: FailoverOptions): Promise<FailoverFigures> 
       namespace: 'default',
       identity,
       leaseDurationMs: o.leaseDurationMs,
-      renewDeadlineMs: Math.floor(o.leaseDurationMs * 0.66),
-      retryPeriodMs: Math.floor(o.leaseDurationMs / 8),
+      renewDeadlineMs: o.renewDeadlineMs ?? Math.floor(o.leaseDurationMs * 0.66),
+      retryPeriodMs: o.retryPeriodMs ?? Math.floor(o.leaseDurationMs / 8),
     },
   });
   const leader = new ChildOperator(replica('replica-a'), join(dir, 'replica-a.log'));
@@ -159,7 +163,7 @@ export async function runFailover(o: FailoverOptions): Promise<FailoverFigures> 
       objects: o.objects,
       signal,
       leaseDurationMs: o.leaseDurationMs,
-      retryPeriodMs: Math.floor(o.leaseDurationMs / 8),
+      retryPeriodMs: o.retryPeriodMs ?? Math.floor(o.leaseDurationMs / 8),
       leaderBefore,
       leaderAfter: await leaseHolder(cluster.client),
       takeoverMs,

@@ -29,8 +29,9 @@ export interface OutageFigures {
   outageMs: number;
   /** Whether `framework.ready` turned false at some point of the outage. */
   reportedNotReady: boolean;
-  /** Whether it was true again once converged. */
-  readyAfter: boolean;
+  /** Server back → `framework.ready` true again (NaN: not within the converge bound). Every watch must
+   * have reconnected, which the capped backoff may delay by up to its cap (30 s, +25 % jitter). */
+  readyAgainMs: number;
   /** List/watch restarts counted during the outage (bounded by the capped backoff). */
   watchRestartsDuringOutage: number;
   /** Watchers (Gadget + owned ConfigMap) whose restarts are counted. */
@@ -102,14 +103,21 @@ export async function runOutage(o: OutageOptions): Promise<OutageFigures> {
     } catch {
       problems = (await convergence(cluster.client, driver, extDir, finalizer)).problems;
     }
+    const convergeMs = Date.now() - back;
+    let readyAgainMs = Number.NaN;
+    await eventually(() => framework.ready, o.convergeTimeoutMs, 'ready again', 50)
+      .then(() => {
+        readyAgainMs = Date.now() - back;
+      })
+      .catch(() => undefined);
     return {
       objects: o.objects,
       outageMs: o.outageMs,
       reportedNotReady,
-      readyAfter: framework.ready,
+      readyAgainMs,
       watchRestartsDuringOutage,
       watchers: 2,
-      convergeMs: Date.now() - back,
+      convergeMs,
       problems,
       unhandledRejections: unhandled.seen.length,
     };

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LEASE_DURATION_MS } from '../../../lib/framework/defaults.js';
+import {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+} from '../../../lib/framework/defaults.js';
 import { runFailover } from '../scenarios/failover.js';
 import { recordFigures } from '../support/figures.js';
 
@@ -8,6 +12,8 @@ describe('soak: failover after the leader vanishes', () => {
     const figures = await runFailover({
       objects: 200,
       leaseDurationMs: DEFAULT_LEASE_DURATION_MS,
+      renewDeadlineMs: DEFAULT_RENEW_DEADLINE_MS,
+      retryPeriodMs: DEFAULT_RETRY_PERIOD_MS,
       convergeTimeoutMs: 120_000,
       signal: 'SIGKILL',
     });

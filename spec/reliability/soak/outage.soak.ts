@@ -8,7 +8,8 @@ describe('soak: API server outage', () => {
     recordFigures('outage', figures);
     expect(figures.problems).toEqual([]);
     expect(figures.reportedNotReady).toBe(true);
-    expect(figures.readyAfter).toBe(true);
+    // After 30 s of failures a watcher's next retry can be up to the backoff cap away (30 s + 25 % jitter).
+    expect(figures.readyAgainMs).toBeLessThan(40_000);
     expect(figures.unhandledRejections).toBe(0);
     expect(figures.watchRestartsDuringOutage).toBeGreaterThan(0);
     expect(figures.watchRestartsDuringOutage).toBeLessThanOrEqual(figures.watchers * 10);
