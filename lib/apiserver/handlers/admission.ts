@@ -7,27 +7,12 @@ import {
 import type { FieldCause } from '../field-cause.js';
 import { display, isJsonObject, metadataOf, stringAt, stringsAt, type JsonObject } from '../json.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
+import { OBJECT_META_FIELDS as OBJECT_META_FIELD_NAMES } from '../schema/prune.js';
 import { apiVersionOf } from '../resource-type.js';
 import { badRequest, invalid } from '../status.js';
 import type { RequestContext } from './request-context.js';
 
-const OBJECT_META_FIELDS = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+const OBJECT_META_FIELDS = new Set(OBJECT_META_FIELD_NAMES);
 
 /** Checks apiVersion/kind against the endpoint (400 on mismatch) and fills them when absent. */
 export function checkTypeMeta(ctx: RequestContext, obj: JsonObject): void {
