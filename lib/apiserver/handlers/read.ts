@@ -3,24 +3,16 @@ import { metadataOf, stringAt, type JsonObject } from '../json.js';
 import { objectKey } from '../store.js';
 import { apiVersionOf, typeKey } from '../resource-type.js';
 import { ApiError, badRequest, expired, failureStatus, invalid, pathNotFound } from '../status.js';
-import { isNamespaceType } from '../kind-hooks.js';
 import { namespaceOf, selectorFilter } from './filter.js';
 import { listItem, presentObject, tableOf, wantsTable } from './presentation.js';
 import type { RequestContext } from './request-context.js';
 import { scaleOf } from './scale.js';
-import { currentObject } from './update.js';
+import { currentObjectOrCheck } from './update.js';
 
 /** GET of one object (or its status/scale subresource). */
 export function handleGet(ctx: RequestContext): Reply {
   const sub = ctx.info.subresource;
-  if (sub !== undefined) {
-    const ok =
-      (sub === 'status' && ctx.type.statusSubresource) ||
-      (sub === 'scale' && ctx.type.scale !== undefined) ||
-      (sub === 'finalize' && isNamespaceType(ctx.type));
-    if (!ok) throw pathNotFound();
-  }
-  const current = currentObject(ctx);
+  const current = currentObjectOrCheck(ctx);
   if (sub === 'scale') return { code: 200, body: scaleOf(ctx, current) };
   if (wantsTable(ctx)) {
     return {

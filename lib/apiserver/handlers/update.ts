@@ -58,7 +58,8 @@ export function handleUpdate(ctx: RequestContext): Reply {
   return updateObject(ctx, current, body, { requireRv: true });
 }
 
-function currentObjectOrCheck(ctx: RequestContext): JsonObject {
+/** The stored object, after checking the subresource in the path exists for this type (404 otherwise). */
+export function currentObjectOrCheck(ctx: RequestContext): JsonObject {
   const sub = ctx.info.subresource;
   if (sub !== undefined) {
     const ok =
