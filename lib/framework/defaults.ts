@@ -14,7 +14,8 @@ import { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from '../watch/informer.js';
 /**
  * Defined next to the code that uses them and re-exported here so this module lists every default:
  * cache sync timeout 2 min (controller-runtime's CacheSyncTimeout); Lease duration 15 s (a standby takes
- * over within it), renew deadline 10 s, retry period 2 s (client-go's leader election); identical Events
+ * over within it plus about two retry periods after the leader vanished, ≈ 19 s; about at once after a
+ * graceful release), renew deadline 10 s, retry period 2 s (client-go's leader election); identical Events
  * aggregated for 6 min (kube-rs' recorder).
  */
 export {

@@ -44,11 +44,14 @@ export interface LeaderElectionOptions {
   namespace: string;
   /** This replica's identity. Default: host name + random suffix. */
   identity?: string;
-  /** Lease duration. Default 15 s: a standby takes over within this after the leader vanished. */
+  /**
+   * Lease duration. Default 15 s: a standby takes over within this plus about two retry periods after
+   * the leader vanished (≈ 19 s by default), and about at once after a graceful stop (the Lease is released).
+   */
   leaseDurationMs?: number;
   /** The leader steps down if it could not renew for this long. Default 10 s. */
   renewDeadlineMs?: number;
-  /** Interval between acquire/renew attempts. Default 2 s. */
+  /** Interval between acquire/renew attempts (±20 % jitter); also the takeover lag beyond the lease. Default 2 s. */
   retryPeriodMs?: number;
 }
 

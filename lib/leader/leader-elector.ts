@@ -9,7 +9,11 @@ import type { ObjectRef } from '../kube/resource-ref.js';
 import type { Logger } from '../observability/logger.js';
 import { LeaderElectionMetrics } from './metrics.js';
 
-/** How long a lease is valid without renewal. 15 s, as client-go/controller-runtime. */
+/**
+ * How long a lease is valid without renewal. 15 s, as client-go/controller-runtime. A standby takes over
+ * within this plus about two retry periods after the leader vanished (it times the Lease from when it
+ * observed the last renewal and checks once per retry period), ≈ 19 s by default.
+ */
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
 /** The leader gives up if it could not renew for this long. 10 s (must be < lease duration). */
 export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
