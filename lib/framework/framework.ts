@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
@@ -62,6 +63,8 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
   constructor(config: FrameworkConfig<Obj>) {
     this.config = resolveFrameworkConfig(config);
     const c = this.config;
+    // Long-lived: many concurrent requests (watches, Lease, CRD) listen on it at once; not a leak (R5).
+    setMaxListeners(0, this.lifetime.signal);
     this.logger = new FlatLogger(c.logger, { controller: c.name });
     this.client = makeClient(
       c.name,

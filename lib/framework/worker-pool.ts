@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/logger.js';
@@ -55,6 +56,9 @@ export class WorkerPool {
     this.abort = abort;
     // Once per run, not per reconcile: the worker signal aborts on stop, lost leadership or `parent`.
     const signal = AbortSignal.any([parent, abort.signal]);
+    // Every in-flight request of every reconcile (and each Warning Event write) adds one abort listener
+    // to this long-lived signal: dozens at once are normal, not a leak (R5: MaxListenersExceededWarning).
+    setMaxListeners(0, signal);
     for (const key of keys) this.queue.add(key);
     const queue = this.queue;
     for (let i = 0; i < this.o.workers; i++) this.workers.push(this.worker(queue, signal));
