@@ -13,6 +13,13 @@ export interface ReconcileContextOptions {
 
 const NEVER_ABORTED = new AbortController().signal;
 
+/** The fields a derived context copies. */
+interface Derived {
+  signal: AbortSignal;
+  logger: Logger;
+  values: Map<symbol, unknown>;
+}
+
 /**
  * Everything one reconciliation shares between the engine, its resource set and its resources: an
  * AbortSignal, a logger, and typed values (context flags among them).
@@ -55,9 +62,15 @@ export class ReconcileContext {
 
   /** A context sharing this one's signal and values, with another logger. */
   withLogger(logger: Logger): ReconcileContext {
-    const derived = Object.create(ReconcileContext.prototype) as ReconcileContext;
-    Object.assign(derived, { signal: this.signal, logger, values: this.values });
-    return derived;
+    // No constructor call (it validates options) and no Object.assign: one object with three fields,
+    // since the CRUD flow derives a context per resource and step.
+    const derived = Object.create(ReconcileContext.prototype) as {
+      -readonly [K in keyof Derived]: Derived[K];
+    };
+    derived.signal = this.signal;
+    derived.logger = logger;
+    derived.values = this.values;
+    return derived as unknown as ReconcileContext;
   }
 
   /** Shorthand for `withLogger(this.logger.child(meta))`. */

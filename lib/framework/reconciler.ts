@@ -5,8 +5,10 @@ import { isNoResourceSet } from '../errors/no-resource-set-error.js';
 import type { ControllerMetrics, FrameworkEvent } from '../observability/controller-metrics.js';
 import type { EventRecorder } from '../observability/event-recorder.js';
 import type { Logger } from '../observability/logger.js';
-import { processDelete, processUpdate } from '../resource/process.js';
+import { resourcesFlow } from '../resource/process.js';
 import type { ResourceRouter } from '../router/resource-router.js';
+import { initCtxStep, ResourceSet } from '../router/resource-set.js';
+import { isThenable, runFlow, type StepFlow } from '../util/maybe-async.js';
 import type { AddFinalizerResult } from './finalizers.js';
 import { hasFinalizer } from './finalizer-patch.js';
 import { pauseAnnotation } from './pause.js';
@@ -121,10 +123,11 @@ export class Reconciler<Obj extends KubernetesObject> {
     const started = performance.now();
     let outcome: ReconcileOutcome;
     try {
-      outcome = await raceAbort(
-        this.run(target, deleting, obj === undefined, logger, passSignal),
-        passSignal,
-      );
+      // Without I/O the pass completes synchronously (no promise, no abort race to set up).
+      const pass = runFlow(this.run(target, deleting, obj === undefined, logger, passSignal));
+      if (isThenable(pass)) outcome = await raceAbort(pass, passSignal);
+      else if (passSignal.aborted) throw passSignal.reason;
+      else outcome = pass;
     } catch (err) {
       if (timedOut !== undefined) outcome = { result: 'error', error: timedOut };
       else if (signal.aborted) outcome = { result: 'aborted' };
@@ -155,13 +158,14 @@ export class Reconciler<Obj extends KubernetesObject> {
     );
   }
 
-  private async run(
+  /** The pass as a step flow (see `runFlow`): each awaited call is a `yield`. */
+  private *run(
     obj: Obj,
     deleting: boolean,
     gone: boolean,
     logger: Logger,
     signal: AbortSignal,
-  ): Promise<ReconcileOutcome> {
+  ): StepFlow<ReconcileOutcome> {
     const paused = pauseAnnotation(obj, this.o.pauseAnnotations);
     if (paused !== undefined) {
       logger.debug(
@@ -197,11 +201,13 @@ export class Reconciler<Obj extends KubernetesObject> {
     const ctx = new ReconcileContext({ signal, logger });
     installFlags(ctx);
     this.o.prepareContext?.(ctx);
-    await set.initCtx(ctx, obj);
+    yield set instanceof ResourceSet && set.initCtx === ResourceSet.prototype.initCtx
+      ? set[initCtxStep](ctx, obj)
+      : set.initCtx(ctx, obj);
     const resources = set.resources();
 
     if (deleting) {
-      await processDelete(ctx, obj, resources);
+      yield* resourcesFlow(ctx, obj, resources, 'ensureDeleted');
       if (finalizersKept.is(ctx) || reconciliationCanceled.is(ctx)) {
         logger.debug('finalizer requested to be kept; deletion will be replayed', {
           finalizersKept: finalizersKept.is(ctx),
@@ -211,7 +217,7 @@ export class Reconciler<Obj extends KubernetesObject> {
       }
       if (finalizer !== false && this.o.finalizers !== undefined) {
         logger.debug(`removing finalizer \`${finalizer}\``);
-        await this.o.finalizers.remove(obj, signal);
+        yield this.o.finalizers.remove(obj, signal);
         logger.debug(`removed finalizer \`${finalizer}\``);
       }
       if (uid !== undefined) this.o.memory.remember(uid);
@@ -219,7 +225,7 @@ export class Reconciler<Obj extends KubernetesObject> {
     }
 
     if (finalizer !== false && this.o.finalizers !== undefined) {
-      const added = await this.o.finalizers.add(obj, signal);
+      const added = (yield this.o.finalizers.add(obj, signal)) as AddFinalizerResult;
       if (added.outcome === 'added') {
         logger.debug('added finalizer; the resulting event runs the next pass', { finalizer });
         return { result: 'success', added: added.object };
@@ -229,7 +235,7 @@ export class Reconciler<Obj extends KubernetesObject> {
         return { result: 'success' };
       }
     }
-    await processUpdate(ctx, obj, resources);
+    yield* resourcesFlow(ctx, obj, resources, 'ensureCreated');
     const delayMs = ctx.get(requeueAfterKey);
     if (delayMs !== undefined) return { result: 'requeue_after', delayMs };
     return { result: 'success' };

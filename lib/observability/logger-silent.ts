@@ -8,6 +8,7 @@ const SILENT: Logger = {
   warn: noop,
   error: noop,
   child: () => SILENT,
+  isLevelEnabled: () => false,
 };
 
 /** A {@link Logger} that drops everything; the default wherever a logger is optional. */

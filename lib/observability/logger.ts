@@ -28,6 +28,11 @@ export interface Logger {
   warn(message: string, meta?: Record<string, unknown>): void;
   error(message: string, meta?: Record<string, unknown>): void;
   child(meta: Record<string, unknown>): Logger;
+  /**
+   * Whether a line at `level` would be written. Optional: callers on hot paths use it to skip building
+   * meta for lines that would be dropped; a logger without it is treated as writing every level.
+   */
+  isLevelEnabled?(level: LogLevel): boolean;
 }
 
 /** Options of {@link createLogger}. */
@@ -51,27 +56,56 @@ function resolveLevel(level: string | undefined, source: string): LogLevel {
   );
 }
 
+const LEVEL_RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
+
+/**
+ * A winston logger whose children are cheap: `child(meta)` only links to its parent and keeps `meta`;
+ * the chain is merged (outermost first, per-call meta last) only when a line is actually written, and a
+ * line below the level is dropped before any merging. winston's own `child()` builds a logger object
+ * per call, which on the reconcile path (one child per pass, resource and CRUD step) cost more than the
+ * work itself.
+ */
 class WinstonLogger implements Logger {
-  constructor(private readonly inner: winston.Logger) {}
+  constructor(
+    private readonly inner: winston.Logger,
+    private readonly maxRank: number,
+    private readonly parent: WinstonLogger | undefined,
+    private readonly own: Record<string, unknown> | undefined,
+  ) {}
+
+  isLevelEnabled(level: LogLevel): boolean {
+    return LEVEL_RANK[level] <= this.maxRank;
+  }
 
   debug(message: string, meta?: Record<string, unknown>): void {
-    this.inner.debug(message, meta);
+    if (this.maxRank >= 3) this.inner.debug(message, this.merged(meta));
   }
 
   info(message: string, meta?: Record<string, unknown>): void {
-    this.inner.info(message, meta);
+    if (this.maxRank >= 2) this.inner.info(message, this.merged(meta));
   }
 
   warn(message: string, meta?: Record<string, unknown>): void {
-    this.inner.warn(message, meta);
+    if (this.maxRank >= 1) this.inner.warn(message, this.merged(meta));
   }
 
   error(message: string, meta?: Record<string, unknown>): void {
-    this.inner.error(message, meta);
+    if (this.maxRank >= 0) this.inner.error(message, this.merged(meta));
   }
 
   child(meta: Record<string, unknown>): Logger {
-    return new WinstonLogger(this.inner.child(meta));
+    return new WinstonLogger(this.inner, this.maxRank, this, meta);
+  }
+
+  /** The chain's meta, outermost first, then `meta` (later keys win); `meta` itself at the root. */
+  private merged(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    if (this.own === undefined) return meta;
+    const chain: Record<string, unknown>[] = [this.own];
+    for (let node = this.parent; node?.own !== undefined; node = node.parent) chain.push(node.own);
+    const out: Record<string, unknown> = {};
+    for (let i = chain.length - 1; i >= 0; i--) Object.assign(out, chain[i]);
+    if (meta !== undefined) Object.assign(out, meta);
+    return out;
   }
 }
 
@@ -97,5 +131,5 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     // winston's Stream transport is typed against another copy of winston-transport's TransportStream.
     transports: [new winston.transports.Stream({ stream: options.stream ?? process.stdout })],
   });
-  return new WinstonLogger(inner);
+  return new WinstonLogger(inner, options.silent === true ? -1 : LEVEL_RANK[level], undefined, undefined);
 }

@@ -7,6 +7,7 @@ import { CRUD_STEP_METHODS, type CRUDResourceOps, type CRUDStep } from './crud-r
 import type { KubeObject } from './kube-object.js';
 import { PATCH_PARTS, type Patch, type PatchPart } from './patch.js';
 import type { Resource } from './resource.js';
+import { runFlow, type StepFlow } from '../util/maybe-async.js';
 
 /** Options of {@link CRUDResource}. */
 export interface CRUDResourceOptions<Obj = KubeObject, State = unknown, Change = unknown> {
@@ -15,6 +16,14 @@ export interface CRUDResourceOptions<Obj = KubeObject, State = unknown, Change =
   /** Base logger for the steps instead of `ctx.logger`. Default: `ctx.logger`, which carries the reconciliation's meta. */
   logger?: Logger;
 }
+
+/** The CRUD flow as a step generator (see `runFlow`); internal: the engine's fast path, not exported. */
+export const crudFlow: unique symbol = Symbol('crudFlow');
+
+/** Log meta of each step's context, built once (loggers never mutate meta). */
+const STEP_META = Object.fromEntries(
+  Object.keys(CRUD_STEP_METHODS).map((step) => [step, Object.freeze({ function: step })]),
+) as Record<CRUDStep, Readonly<{ function: CRUDStep }>>;
 
 const APPLY_STEP: Record<PatchPart, CRUDStep> = {
   create: 'ApplyCreateChange',
@@ -79,36 +88,39 @@ export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> i
 
   /** Runs the flow with `newUpdatePatch`. */
   async ensureCreated(ctx: ReconcileContext, obj: Obj): Promise<void> {
-    await this.run(ctx, obj, 'NewUpdatePatch');
+    await runFlow(this[crudFlow](ctx, obj, 'NewUpdatePatch'));
   }
 
   /** Runs the flow with `newDeletePatch`. */
   async ensureDeleted(ctx: ReconcileContext, obj: Obj): Promise<void> {
-    await this.run(ctx, obj, 'NewDeletePatch');
+    await runFlow(this[crudFlow](ctx, obj, 'NewDeletePatch'));
   }
 
-  private async run(
+  /**
+   * The flow as a {@link StepFlow}: each step's result is yielded (plain value or promise) and comes back
+   * settled, so steps that return plain values run without a microtask hop (see `runFlow`).
+   */
+  *[crudFlow](
     ctx: ReconcileContext,
     obj: Obj,
     patchStep: 'NewUpdatePatch' | 'NewDeletePatch',
-  ): Promise<void> {
+  ): StepFlow<void> {
     const base = this.logger === undefined ? ctx : ctx.withLogger(this.logger);
-    const step = (name: CRUDStep): ReconcileContext | undefined => this.checkpoint(base, name);
+    const ops = this.ops;
 
-    let stepCtx = step('GetCurrentState');
+    let stepCtx = this.checkpoint(base, 'GetCurrentState');
     if (stepCtx === undefined) return;
-    const current = await this.ops.getCurrentState(stepCtx, obj);
+    const current = (yield ops.getCurrentState(stepCtx, obj)) as State;
 
-    stepCtx = step('GetDesiredState');
+    stepCtx = this.checkpoint(base, 'GetDesiredState');
     if (stepCtx === undefined) return;
-    const desired = await this.ops.getDesiredState(stepCtx, obj);
+    const desired = (yield ops.getDesiredState(stepCtx, obj)) as State;
 
-    stepCtx = step(patchStep);
+    stepCtx = this.checkpoint(base, patchStep);
     if (stepCtx === undefined) return;
-    const patch =
-      patchStep === 'NewUpdatePatch'
-        ? await this.ops.newUpdatePatch(stepCtx, obj, current, desired)
-        : await this.ops.newDeletePatch(stepCtx, obj, current, desired);
+    const patch = (yield patchStep === 'NewUpdatePatch'
+      ? ops.newUpdatePatch(stepCtx, obj, current, desired)
+      : ops.newDeletePatch(stepCtx, obj, current, desired)) as Patch<Change> | undefined | null;
     if (patch !== undefined && patch !== null && !isPatch(patch)) {
       throw new ExecutionFailedError(
         `${this.name}: ${CRUD_STEP_METHODS[patchStep]} must return a Patch, undefined or null`,
@@ -116,21 +128,20 @@ export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> i
     }
 
     for (const part of PATCH_PARTS) {
-      const applyStep = APPLY_STEP[part];
-      stepCtx = step(applyStep);
+      stepCtx = this.checkpoint(base, APPLY_STEP[part]);
       if (stepCtx === undefined) return;
       if (patch === undefined || patch === null || !patch.has(part)) continue;
       const change = patch.get(part) as Change;
-      if (part === 'create') await this.ops.applyCreateChange(stepCtx, obj, change);
-      else if (part === 'delete') await this.ops.applyDeleteChange(stepCtx, obj, change);
-      else await this.ops.applyUpdateChange(stepCtx, obj, change);
+      if (part === 'create') yield ops.applyCreateChange(stepCtx, obj, change);
+      else if (part === 'delete') yield ops.applyDeleteChange(stepCtx, obj, change);
+      else yield ops.applyUpdateChange(stepCtx, obj, change);
     }
   }
 
   /** The step's context, or `undefined` when a flag says stop. Throws when the signal is aborted. */
   private checkpoint(ctx: ReconcileContext, step: CRUDStep): ReconcileContext | undefined {
     ctx.signal.throwIfAborted();
-    const stepCtx = ctx.withLogMeta({ function: step });
+    const stepCtx = ctx.withLogMeta(STEP_META[step]);
     if (reconciliationCanceled.is(ctx)) {
       stepCtx.logger.debug('reconciliation canceled; skipping the rest of the resource');
       return undefined;

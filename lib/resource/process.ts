@@ -3,15 +3,24 @@ import { reconciliationCanceled, resourceCanceled } from '../context/flags.js';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import { ExecutionFailedError } from '../errors/execution-failed-error.js';
 import type { Resource } from './resource.js';
+import { CRUDResource, crudFlow } from './crud-resource.js';
+import { runFlow, type StepFlow } from '../util/maybe-async.js';
 
 type Path = 'ensureCreated' | 'ensureDeleted';
 
-async function processResources<Obj>(
+const PATCH_STEP = { ensureCreated: 'NewUpdatePatch', ensureDeleted: 'NewDeletePatch' } as const;
+
+/**
+ * processUpdate/processDelete as a {@link StepFlow} (internal; the engine runs it with `runFlow`). A CRUD
+ * resource whose ensure method is CRUDResource's own is run step by step inside this flow, so a no-I/O
+ * resource costs no microtask hop; any other resource's ensure call is yielded as one promise.
+ */
+export function* resourcesFlow<Obj>(
   ctx: ReconcileContext,
   obj: Obj,
   resources: readonly Resource<Obj>[],
   path: Path,
-): Promise<void> {
+): StepFlow<void> {
   if (!isList(resources) || resources.length === 0) {
     throw new ExecutionFailedError(
       'resources must not be empty: give the resource set at least one resource',
@@ -22,7 +31,11 @@ async function processResources<Obj>(
     ctx.signal.throwIfAborted();
     const resourceCtx = ctx.withLogMeta({ resource: resource.name });
     resourceCanceled.install(resourceCtx);
-    await resource[path](resourceCtx, obj);
+    if (resource instanceof CRUDResource && resource[path] === CRUDResource.prototype[path]) {
+      yield* (resource as CRUDResource<Obj>)[crudFlow](resourceCtx, obj, PATCH_STEP[path]);
+    } else {
+      yield resource[path](resourceCtx, obj);
+    }
     if (reconciliationCanceled.is(ctx)) {
       resourceCtx.logger.debug('reconciliation canceled; skipping the remaining resources');
       return;
@@ -44,7 +57,7 @@ export async function processUpdate<Obj>(
   obj: Obj,
   resources: readonly Resource<Obj>[],
 ): Promise<void> {
-  await processResources(ctx, obj, resources, 'ensureCreated');
+  await runFlow(resourcesFlow(ctx, obj, resources, 'ensureCreated'));
 }
 
 /** Like {@link processUpdate}, with `ensureDeleted` (the delete path). */
@@ -53,5 +66,5 @@ export async function processDelete<Obj>(
   obj: Obj,
   resources: readonly Resource<Obj>[],
 ): Promise<void> {
-  await processResources(ctx, obj, resources, 'ensureDeleted');
+  await runFlow(resourcesFlow(ctx, obj, resources, 'ensureDeleted'));
 }

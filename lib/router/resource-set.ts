@@ -6,6 +6,9 @@ import { silentLogger } from '../observability/logger-silent.js';
 import type { KubeObject } from '../resource/kube-object.js';
 import type { Resource } from '../resource/resource.js';
 
+/** Internal: runs initCtx without wrapping a plain result in a promise; not exported from the package. */
+export const initCtxStep: unique symbol = Symbol('initCtxStep');
+
 /** Options of {@link ResourceSet}. */
 export interface ResourceSetOptions<Obj = KubeObject> {
   /** The resources, run in this order. Required, non-empty. */
@@ -73,6 +76,11 @@ export class ResourceSet<Obj = KubeObject> {
   /** Runs the user's initCtx hook, if any; its error is thrown unchanged and aborts the reconciliation. */
   async initCtx(ctx: ReconcileContext, obj: Obj): Promise<void> {
     if (this.initCtxFn !== undefined) await this.initCtxFn(ctx, obj);
+  }
+
+  /** The hook's own result, a promise only when the hook returned one (the engine's no-I/O fast path). */
+  [initCtxStep](ctx: ReconcileContext, obj: Obj): void | Promise<void> {
+    return this.initCtxFn?.(ctx, obj);
   }
 }
 
