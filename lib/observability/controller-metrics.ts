@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { onCollect } from './collect-hook.js';
 
 /** controller-runtime's reconcile-time buckets, so existing dashboards and SLOs keep working. */
 export const RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
@@ -36,6 +37,17 @@ export class ControllerMetrics {
   private readonly maxConcurrent: Gauge<'controller'>;
   private readonly eventDuration: Histogram<'controller' | 'event'>;
   private readonly lastReconciled: Gauge<'controller'>;
+  // Counted here per reconcile and handed to prom-client when the metrics are read (see onCollect).
+  private readonly pendingResults: Record<ReconcileResult, number> = {
+    success: 0,
+    error: 0,
+    requeue: 0,
+    requeue_after: 0,
+  };
+  private activeDelta = 0;
+  private lastSuccessMs: number | undefined;
+  private readonly reconcileTimeLabels: { controller: string };
+  private readonly eventLabels: Record<FrameworkEvent, { controller: string; event: FrameworkEvent }>;
 
   constructor(options: ControllerMetricsOptions) {
     const { registry, controller } = options;
@@ -99,6 +111,34 @@ export class ControllerMetrics {
     this.maxConcurrent.set({ controller }, 0);
     for (const event of EVENTS) this.eventDuration.zero({ controller, event });
     this.lastReconciled.set({ controller }, 0);
+
+    this.reconcileTimeLabels = { controller };
+    this.eventLabels = { update: { controller, event: 'update' }, delete: { controller, event: 'delete' } };
+    const flush = (): void => {
+      this.flush();
+    };
+    onCollect(this.reconcileTotal, flush);
+    onCollect(this.activeWorkers, flush);
+    onCollect(this.lastReconciled, flush);
+  }
+
+  /** Hands the counts kept since the last read to prom-client. */
+  private flush(): void {
+    const controller = this.controller;
+    for (const result of RESULTS) {
+      const n = this.pendingResults[result];
+      if (n === 0) continue;
+      this.pendingResults[result] = 0;
+      this.reconcileTotal.inc({ controller, result }, n);
+    }
+    if (this.activeDelta !== 0) {
+      this.activeWorkers.inc({ controller }, this.activeDelta);
+      this.activeDelta = 0;
+    }
+    if (this.lastSuccessMs !== undefined) {
+      this.lastReconciled.set({ controller }, this.lastSuccessMs / 1000);
+      this.lastSuccessMs = undefined;
+    }
   }
 
   /** Records the configured worker count. */
@@ -108,22 +148,21 @@ export class ControllerMetrics {
 
   /** A worker picked up a key. */
   workerStarted(): void {
-    this.activeWorkers.inc({ controller: this.controller });
+    this.activeDelta += 1;
   }
 
   /** A worker finished a key. */
   workerFinished(): void {
-    this.activeWorkers.dec({ controller: this.controller });
+    this.activeDelta -= 1;
   }
 
   /** Records one finished reconciliation: its result, its duration, and the event path it took. */
   observeReconcile(result: ReconcileResult, seconds: number, event?: FrameworkEvent): void {
-    const controller = this.controller;
-    this.reconcileTotal.inc({ controller, result });
-    this.reconcileTime.observe({ controller }, seconds);
-    if (event !== undefined) this.eventDuration.observe({ controller, event }, seconds);
-    if (result === 'error') this.reconcileErrors.inc({ controller });
-    else this.lastReconciled.set({ controller }, Date.now() / 1000);
+    this.pendingResults[result] += 1;
+    this.reconcileTime.observe(this.reconcileTimeLabels, seconds);
+    if (event !== undefined) this.eventDuration.observe(this.eventLabels[event], seconds);
+    if (result === 'error') this.reconcileErrors.inc({ controller: this.controller });
+    else this.lastSuccessMs = Date.now();
   }
 
   /** A reconciliation was aborted by the per-reconcile timeout. */

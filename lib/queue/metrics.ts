@@ -7,6 +7,8 @@ export interface QueueProbe {
   processingStarts(): Iterable<number>;
   /** Current time in ms (injectable clock). */
   now(): number;
+  /** Adds counted since the last call (the queue counts in a field; the counter gets them when read). */
+  takeAdds?(): number;
 }
 
 /**
@@ -51,6 +53,9 @@ export class WorkQueueMetrics {
       help: 'Total number of adds handled by workqueue',
       labelNames,
       registers,
+      collect() {
+        for (const probe of probes) flushAdds(this, probe);
+      },
     });
     this.queueDuration = new Histogram({
       name: 'workqueue_queue_duration_seconds',
@@ -118,8 +123,14 @@ export class WorkQueueMetrics {
 
   /** Stops updating `probe`'s unfinished-work gauges and sets them to 0 (a stopped queue runs nothing). */
   detach(probe: QueueProbe): void {
+    flushAdds(this.adds, probe);
     this.probes.delete(probe);
     this.unfinishedWork.set(probe.labels, 0);
     this.longestRunning.set(probe.labels, 0);
   }
+}
+
+function flushAdds(adds: Counter<'name' | 'controller'>, probe: QueueProbe): void {
+  const n = probe.takeAdds?.() ?? 0;
+  if (n > 0) adds.inc(probe.labels, n);
 }

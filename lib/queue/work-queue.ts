@@ -43,6 +43,7 @@ export class WorkQueue<K extends string = string> {
   private readonly probe: QueueProbe;
   private readonly clock: () => number;
   private shutdown = false;
+  private pendingAdds = 0;
   private draining = false;
   private drained: (() => void) | undefined;
 
@@ -55,6 +56,11 @@ export class WorkQueue<K extends string = string> {
       labels: { name: options.name, controller: options.controller ?? options.name },
       processingStarts: () => processing.values(),
       now: clock,
+      takeAdds: () => {
+        const n = this.pendingAdds;
+        this.pendingAdds = 0;
+        return n;
+      },
     };
     if (options.registry !== undefined) {
       this.metrics = WorkQueueMetrics.for(options.registry);
@@ -73,7 +79,7 @@ export class WorkQueue<K extends string = string> {
     if (this.dirty.has(key)) return;
     this.dirty.add(key);
     this.addedAt.set(key, this.clock());
-    this.metrics?.adds.inc(this.probe.labels);
+    this.pendingAdds += 1;
     if (this.processing.has(key)) return;
     this.push(key);
   }

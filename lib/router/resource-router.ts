@@ -64,6 +64,9 @@ export class ResourceRouter<Obj = KubeObject> {
 
   /** The one set handling `obj`; throws `NoResourceSetError` (none) or `ExecutionFailedError` (several). */
   resourceSet(obj: Obj): ResourceSet<Obj> {
+    // The common case (one set) without allocating a list of matches.
+    const only = this.sets.length === 1 ? this.sets[0] : undefined;
+    if (only?.handles(obj) === true) return only;
     const matches = this.sets.filter((set) => set.handles(obj));
     const [first] = matches;
     if (first === undefined) {
