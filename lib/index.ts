@@ -230,6 +230,11 @@ export {
   type StatusCondition,
   type StatusConditionInput,
 } from './framework/status-conditions.js';
+export {
+  ErrorConditionWriter,
+  DEFAULT_ERROR_CONDITION_TYPE,
+  type ErrorConditionWriterOptions,
+} from './framework/error-condition.js';
 export { ensureCrd, CrdNamesNotAcceptedError } from './framework/ensure-crd.js';
 export { ownerKeys } from './framework/owner-keys.js';
 export {

@@ -5,6 +5,7 @@ import {
 } from '../leader/leader-elector.js';
 import { DEFAULT_EVENT_AGGREGATION_WINDOW_MS } from '../observability/event-recorder.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from '../watch/informer.js';
+import { DEFAULT_ERROR_CONDITION_TYPE } from './error-condition.js';
 
 /**
  * Every default the engine applies, in one place, each with the reason it was chosen.
@@ -16,9 +17,10 @@ import { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from '../watch/informer.js';
  * cache sync timeout 2 min (controller-runtime's CacheSyncTimeout); Lease duration 15 s (a standby takes
  * over within it plus about two retry periods after the leader vanished, ≈ 19 s; about at once after a
  * graceful release), renew deadline 10 s, retry period 2 s (client-go's leader election); identical Events
- * aggregated for 6 min (kube-rs' recorder).
+ * aggregated for 6 min (kube-rs' recorder); error condition `Ready` (False on failing objects, issue 7).
  */
 export {
+  DEFAULT_ERROR_CONDITION_TYPE,
   DEFAULT_EVENT_AGGREGATION_WINDOW_MS,
   DEFAULT_CACHE_SYNC_TIMEOUT_MS,
   DEFAULT_LEASE_DURATION_MS,

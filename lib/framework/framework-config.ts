@@ -110,4 +110,10 @@ export interface FrameworkConfig<Obj extends KubernetesObject = KubernetesObject
   cacheSyncTimeoutMs?: number;
   /** Post Kubernetes Events (Warning on errors). Default true when there is an API connection. */
   events?: boolean;
+  /**
+   * Condition set to False (reason and message of the error) on the status of an object whose reconcile
+   * failed, or false for none. Default `{ type: 'Ready' }` on kinds with a status subresource (issue 7:
+   * failures visible on the object). Removed after the next success unless your status changed it.
+   */
+  errorCondition?: { type?: string } | false;
 }

@@ -15,6 +15,7 @@ import { objectKey, type Store } from '../watch/store.js';
 import { cacheKey, clientKey } from './context-keys.js';
 import { DEFAULT_REMOVED_FINALIZER_MEMORY_MS, DEFAULT_RESYNC_JITTER } from './defaults.js';
 import { ensureCrd } from './ensure-crd.js';
+import { ErrorConditionWriter } from './error-condition.js';
 import { retryWithHints } from './retry-with-hints.js';
 import { WatchSet, type WatchSetHandlers } from './watch-set.js';
 import { makeClient } from './make-client.js';
@@ -47,6 +48,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
   private readonly reconciler: Reconciler<Obj>;
   private readonly memory: RemovedFinalizerMemory;
   private readonly events: EventRecorder | undefined;
+  private readonly errorConditions: ErrorConditionWriter | undefined;
   private readonly remembered = new Map<string, Obj>();
   private readonly tombstones = new Map<string, Obj>();
   private readonly watches: WatchSet<Obj>;
@@ -94,6 +96,14 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     );
     if (this.client !== undefined && c.events !== false) {
       this.events = new EventRecorder({ client: this.client, component: c.name, logger: this.logger });
+    }
+    if (this.client !== undefined && c.errorCondition !== false) {
+      this.errorConditions = new ErrorConditionWriter({
+        client: this.client,
+        type: c.errorCondition.type,
+        ...(c.resource === undefined ? {} : { resource: c.resource }),
+        logger: this.logger,
+      });
     }
     this.pool = new WorkerPool({
       name: c.name,
@@ -283,6 +293,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     switch (outcome.result) {
       case 'success':
         queue.forget(key);
+        if (outcome.added === undefined) this.errorConditions?.succeeded(key, signal);
         if (
           outcome.tombstoneDone === true &&
           tombstone !== undefined &&
@@ -298,10 +309,16 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
         return;
       case 'requeue_after':
         queue.forget(key);
+        this.errorConditions?.succeeded(key, signal);
         queue.addAfter(key, outcome.delayMs);
         return;
       case 'requeue':
+        queue.addRateLimited(key);
+        return;
       case 'error':
+        // The reconciler logged it and posted the Warning Event; the condition puts it on the object.
+        // `signal` is the worker's, not the pass's (which a timeout has already aborted).
+        if (obj !== undefined) this.errorConditions?.failed(obj, outcome.error, this.logger, signal);
         queue.addRateLimited(key);
         return;
       case 'aborted':
@@ -342,7 +359,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     await this.watches.stop();
     const flushDeadline = new AbortController();
     await Promise.race([
-      this.events?.flush(),
+      Promise.all([this.events?.flush(), this.errorConditions?.flush()]),
       sleep(EVENT_FLUSH_TIMEOUT_MS, flushDeadline.signal).catch(() => undefined),
     ]);
     flushDeadline.abort();

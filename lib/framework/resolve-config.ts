@@ -21,6 +21,7 @@ import {
   DEFAULT_RETRY_PERIOD_MS,
   DEFAULT_WORKERS,
 } from './defaults.js';
+import { DEFAULT_ERROR_CONDITION_TYPE } from './error-condition.js';
 import type {
   FrameworkConfig,
   FrameworkResource,
@@ -51,6 +52,7 @@ export interface ResolvedFrameworkConfig<Obj extends KubernetesObject = Kubernet
   gracefulShutdownMs: number;
   cacheSyncTimeoutMs: number;
   events: boolean | undefined;
+  errorCondition: { type: string } | false;
 }
 
 // A finalizer is a qualified name: optional DNS prefix, '/', then a name of ≤ 63 characters.
@@ -268,6 +270,15 @@ export function resolveFrameworkConfig<Obj extends KubernetesObject>(
 
   if (c.events !== undefined && typeof c.events !== 'boolean') fail('config.events must be a boolean');
 
+  let errorCondition: { type: string } | false = { type: DEFAULT_ERROR_CONDITION_TYPE };
+  if (c.errorCondition === false) errorCondition = false;
+  else if (c.errorCondition !== undefined) {
+    const ec = c.errorCondition as unknown;
+    if (!isObject(ec)) fail('config.errorCondition must be { type? } or false');
+    if (ec.type !== undefined)
+      errorCondition = { type: nonEmptyString(ec.type, 'config.errorCondition.type') };
+  }
+
   return {
     name,
     kubeConfig: c.kubeConfig,
@@ -301,5 +312,6 @@ export function resolveFrameworkConfig<Obj extends KubernetesObject>(
       DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     ),
     events: c.events,
+    errorCondition,
   };
 }

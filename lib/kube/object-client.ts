@@ -129,6 +129,13 @@ export class ObjectClient {
     });
   }
 
+  /** Whether the kind serves `subresource` (e.g. `status`), through discovery (cached like {@link resolve}). */
+  async hasSubresource(ref: { apiVersion: string; kind: string }, subresource: string): Promise<boolean> {
+    const { plural } = await this.resolve(ref);
+    const resources = await (this.discovery.get(ref.apiVersion) ?? this.discover(ref.apiVersion));
+    return resources.some((r) => r.name === `${plural}/${subresource}`);
+  }
+
   private async discover(apiVersion: string): Promise<ApiResource[]> {
     const path = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
     try {
