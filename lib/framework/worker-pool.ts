@@ -101,7 +101,7 @@ export class WorkerPool {
 
   private async worker(queue: WorkQueue, signal: AbortSignal): Promise<void> {
     for (;;) {
-      const key = await queue.get();
+      const key = queue.tryGet() ?? (await queue.get());
       if (key === undefined) return;
       this.o.metrics.workerStarted();
       try {

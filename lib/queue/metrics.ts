@@ -9,6 +9,8 @@ export interface QueueProbe {
   now(): number;
   /** Adds counted since the last call (the queue counts in a field; the counter gets them when read). */
   takeAdds?(): number;
+  /** Depth change since the last call (counted like adds; gauge changes add up, so the read is exact). */
+  takeDepthDelta?(): number;
 }
 
 /**
@@ -47,6 +49,9 @@ export class WorkQueueMetrics {
       help: 'Current depth of workqueue',
       labelNames,
       registers,
+      collect() {
+        for (const probe of probes) flushDepth(this, probe);
+      },
     });
     this.adds = new Counter({
       name: 'workqueue_adds_total',
@@ -111,6 +116,11 @@ export class WorkQueueMetrics {
 
   /** Starts exporting `probe`'s series (all pre-initialised to 0). */
   attach(probe: QueueProbe): void {
+    // Counts kept by queues already attached (maybe under the same labels) land before the reset below.
+    for (const earlier of this.probes) {
+      flushDepth(this.depth, earlier);
+      flushAdds(this.adds, earlier);
+    }
     this.probes.add(probe);
     this.depth.set(probe.labels, 0);
     this.adds.inc(probe.labels, 0);
@@ -124,6 +134,7 @@ export class WorkQueueMetrics {
   /** Stops updating `probe`'s unfinished-work gauges and sets them to 0 (a stopped queue runs nothing). */
   detach(probe: QueueProbe): void {
     flushAdds(this.adds, probe);
+    flushDepth(this.depth, probe);
     this.probes.delete(probe);
     this.unfinishedWork.set(probe.labels, 0);
     this.longestRunning.set(probe.labels, 0);
@@ -133,4 +144,9 @@ export class WorkQueueMetrics {
 function flushAdds(adds: Counter<'name' | 'controller'>, probe: QueueProbe): void {
   const n = probe.takeAdds?.() ?? 0;
   if (n > 0) adds.inc(probe.labels, n);
+}
+
+function flushDepth(depth: Gauge<'name' | 'controller'>, probe: QueueProbe): void {
+  const delta = probe.takeDepthDelta?.() ?? 0;
+  if (delta !== 0) depth.inc(probe.labels, delta);
 }

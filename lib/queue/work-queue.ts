@@ -44,6 +44,7 @@ export class WorkQueue<K extends string = string> {
   private readonly clock: () => number;
   private shutdown = false;
   private pendingAdds = 0;
+  private pendingDepth = 0;
   private draining = false;
   private drained: (() => void) | undefined;
 
@@ -60,6 +61,11 @@ export class WorkQueue<K extends string = string> {
         const n = this.pendingAdds;
         this.pendingAdds = 0;
         return n;
+      },
+      takeDepthDelta: () => {
+        const delta = this.pendingDepth;
+        this.pendingDepth = 0;
+        return delta;
       },
     };
     if (options.registry !== undefined) {
@@ -92,7 +98,7 @@ export class WorkQueue<K extends string = string> {
       return;
     }
     this.queue.push(key);
-    this.metrics?.depth.inc(this.probe.labels);
+    this.pendingDepth += 1;
   }
 
   private take(key: K): K {
@@ -143,20 +149,29 @@ export class WorkQueue<K extends string = string> {
   }
 
   /**
+   * The next queued key at once, exactly as `get` would hand it out, or undefined when none can be
+   * handed out now (nothing queued, or shut down without draining). Never waits: a worker with a
+   * backlog takes keys without a promise per key.
+   */
+  tryGet(): K | undefined {
+    if (this.head >= this.queue.length || (this.shutdown && !this.draining)) return undefined;
+    const key = this.queue[this.head] as K;
+    this.head += 1;
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    this.pendingDepth -= 1;
+    return this.take(key);
+  }
+
+  /**
    * The next key to process; waits while the queue is empty. Resolves undefined when the queue shuts down
    * (after `shutDownWithDrain`: once nothing queued is left) or when `signal` aborts.
    */
   get(signal?: AbortSignal): Promise<K | undefined> {
-    if (this.head < this.queue.length && (!this.shutdown || this.draining)) {
-      const key = this.queue[this.head] as K;
-      this.head += 1;
-      if (this.head > 1024 && this.head * 2 > this.queue.length) {
-        this.queue.splice(0, this.head);
-        this.head = 0;
-      }
-      this.metrics?.depth.dec(this.probe.labels);
-      return Promise.resolve(this.take(key));
-    }
+    const ready = this.tryGet();
+    if (ready !== undefined) return Promise.resolve(ready);
     if (this.shutdown || signal?.aborted === true) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const waiter: Waiter<K> = {
