@@ -66,6 +66,8 @@ export class ErrorConditionWriter {
   private readonly o: ErrorConditionWriterOptions;
   private readonly written = new Map<string, Written>();
   private readonly chains = new Map<string, Promise<void>>();
+  /** Per key, bumped by every outcome: a queued write for an outcome no longer the latest is dropped. */
+  private readonly outcomes = new Map<string, number>();
   private readonly pending = new Set<Promise<void>>();
   private readonly statusServed = new Map<string, Promise<boolean>>();
 
@@ -84,15 +86,23 @@ export class ErrorConditionWriter {
     };
     const generation = obj.metadata?.generation;
     if (generation !== undefined) condition.observedGeneration = generation;
-    this.enqueue(objectKey(obj), logger, () => this.write(obj, condition, signal));
+    const key = objectKey(obj);
+    const seq = this.bump(key);
+    this.enqueue(key, logger, () => this.write(obj, condition, seq, signal));
   }
 
   /** Records that a pass over `key` succeeded: removes the condition written on it, if still ours. */
   succeeded(key: string, signal: AbortSignal): void {
-    const written = this.written.get(key);
-    if (written === undefined) return;
-    this.written.delete(key);
-    this.enqueue(key, this.o.logger, () => this.clear(written, signal));
+    if (!this.written.has(key) && !this.chains.has(key)) return;
+    // A failure write still queued or in flight is dropped, then whatever it wrote is cleared.
+    const seq = this.bump(key);
+    this.enqueue(key, this.o.logger, () => this.clear(key, seq, signal));
+  }
+
+  private bump(key: string): number {
+    const seq = (this.outcomes.get(key) ?? 0) + 1;
+    this.outcomes.set(key, seq);
+    return seq;
   }
 
   /** Resolves once every write started so far has settled. */
@@ -111,16 +121,20 @@ export class ErrorConditionWriter {
     this.pending.add(next);
     void next.finally(() => {
       this.pending.delete(next);
-      if (this.chains.get(key) === next) this.chains.delete(key);
+      if (this.chains.get(key) !== next) return;
+      this.chains.delete(key);
+      if (!this.written.has(key)) this.outcomes.delete(key);
     });
   }
 
   private async write(
     obj: KubernetesObject,
     condition: StatusConditionInput,
+    seq: number,
     signal: AbortSignal,
   ): Promise<void> {
     const key = objectKey(obj);
+    const stale = (): boolean => this.outcomes.get(key) !== seq;
     const uid = obj.metadata?.uid;
     const known = this.written.get(key);
     // Our own write is not in the cache yet: the object we were handed is the one we wrote over.
@@ -132,10 +146,11 @@ export class ErrorConditionWriter {
     ) {
       return;
     }
-    if (!(await this.servesStatus(obj))) return;
+    if (stale() || !(await this.servesStatus(obj))) return;
     const ref = this.refOf(obj);
     let current = obj as WithConditions;
     for (let attempt = 0; ; attempt++) {
+      if (stale()) return;
       const version = current.metadata?.resourceVersion;
       if (sameCondition(getCondition(current.status?.conditions, condition.type), condition)) {
         this.written.set(key, { ref, uid, condition, versions: [version] });
@@ -159,7 +174,10 @@ export class ErrorConditionWriter {
     }
   }
 
-  private async clear(written: Written, signal: AbortSignal): Promise<void> {
+  private async clear(key: string, seq: number, signal: AbortSignal): Promise<void> {
+    const written = this.written.get(key);
+    if (written === undefined || this.outcomes.get(key) !== seq) return;
+    this.written.delete(key);
     const ref = written.ref;
     let current: WithConditions;
     try {
