@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { onCollect } from './collect-hook.js';
+import { HistogramBuffer } from './histogram-buffer.js';
 
 /** controller-runtime's reconcile-time buckets, so existing dashboards and SLOs keep working. */
 export const RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
@@ -46,8 +47,8 @@ export class ControllerMetrics {
   };
   private activeDelta = 0;
   private lastSuccessMs: number | undefined;
-  private readonly reconcileTimeLabels: { controller: string };
-  private readonly eventLabels: Record<FrameworkEvent, { controller: string; event: FrameworkEvent }>;
+  private readonly reconcileTimeBuffer: HistogramBuffer<'controller'>;
+  private readonly eventBuffers: Record<FrameworkEvent, HistogramBuffer<'controller' | 'event'>>;
 
   constructor(options: ControllerMetricsOptions) {
     const { registry, controller } = options;
@@ -112,14 +113,22 @@ export class ControllerMetrics {
     for (const event of EVENTS) this.eventDuration.zero({ controller, event });
     this.lastReconciled.set({ controller }, 0);
 
-    this.reconcileTimeLabels = { controller };
-    this.eventLabels = { update: { controller, event: 'update' }, delete: { controller, event: 'delete' } };
+    this.reconcileTimeBuffer = new HistogramBuffer(
+      this.reconcileTime,
+      { controller },
+      RECONCILE_TIME_BUCKETS,
+    );
+    const eventBuffer = (event: FrameworkEvent): HistogramBuffer<'controller' | 'event'> =>
+      new HistogramBuffer(this.eventDuration, { controller, event }, RECONCILE_TIME_BUCKETS);
+    this.eventBuffers = { update: eventBuffer('update'), delete: eventBuffer('delete') };
     const flush = (): void => {
       this.flush();
     };
     onCollect(this.reconcileTotal, flush);
     onCollect(this.activeWorkers, flush);
     onCollect(this.lastReconciled, flush);
+    onCollect(this.reconcileTime, flush);
+    onCollect(this.eventDuration, flush);
   }
 
   /** Hands the counts kept since the last read to prom-client. */
@@ -135,6 +144,8 @@ export class ControllerMetrics {
       this.activeWorkers.inc({ controller }, this.activeDelta);
       this.activeDelta = 0;
     }
+    this.reconcileTimeBuffer.flush();
+    for (const event of EVENTS) this.eventBuffers[event].flush();
     if (this.lastSuccessMs !== undefined) {
       this.lastReconciled.set({ controller }, this.lastSuccessMs / 1000);
       this.lastSuccessMs = undefined;
@@ -159,8 +170,8 @@ export class ControllerMetrics {
   /** Records one finished reconciliation: its result, its duration, and the event path it took. */
   observeReconcile(result: ReconcileResult, seconds: number, event?: FrameworkEvent): void {
     this.pendingResults[result] += 1;
-    this.reconcileTime.observe(this.reconcileTimeLabels, seconds);
-    if (event !== undefined) this.eventDuration.observe(this.eventLabels[event], seconds);
+    this.reconcileTimeBuffer.observe(seconds);
+    if (event !== undefined) this.eventBuffers[event].observe(seconds);
     if (result === 'error') this.reconcileErrors.inc({ controller: this.controller });
     else this.lastSuccessMs = Date.now();
   }

@@ -11,6 +11,8 @@ export interface QueueProbe {
   takeAdds?(): number;
   /** Depth change since the last call (counted like adds; gauge changes add up, so the read is exact). */
   takeDepthDelta?(): number;
+  /** Hands queue and work durations counted locally to the histograms. */
+  flushDurations?(): void;
 }
 
 /**
@@ -24,6 +26,8 @@ export class WorkQueueMetrics {
   readonly workDuration: Histogram<'name' | 'controller'>;
   readonly retries: Counter<'name' | 'controller'>;
   readonly unfinishedWork: Gauge<'name' | 'controller'>;
+  /** Buckets of the two duration histograms. */
+  readonly durationBuckets: readonly number[];
   readonly longestRunning: Gauge<'name' | 'controller'>;
   private readonly probes = new Set<QueueProbe>();
 
@@ -43,6 +47,7 @@ export class WorkQueueMetrics {
     const labelNames = ['name', 'controller'] as const;
     const registers = [registry];
     const buckets = exponentialBuckets(1e-8, 10, 12);
+    this.durationBuckets = Object.freeze([...buckets]);
     const probes = this.probes;
     this.depth = new Gauge({
       name: 'workqueue_depth',
@@ -68,6 +73,9 @@ export class WorkQueueMetrics {
       labelNames,
       buckets,
       registers,
+      collect() {
+        for (const probe of probes) probe.flushDurations?.();
+      },
     });
     this.workDuration = new Histogram({
       name: 'workqueue_work_duration_seconds',
@@ -75,6 +83,9 @@ export class WorkQueueMetrics {
       labelNames,
       buckets,
       registers,
+      collect() {
+        for (const probe of probes) probe.flushDurations?.();
+      },
     });
     this.retries = new Counter({
       name: 'workqueue_retries_total',
@@ -120,6 +131,7 @@ export class WorkQueueMetrics {
     for (const earlier of this.probes) {
       flushDepth(this.depth, earlier);
       flushAdds(this.adds, earlier);
+      earlier.flushDurations?.();
     }
     this.probes.add(probe);
     this.depth.set(probe.labels, 0);
@@ -135,6 +147,7 @@ export class WorkQueueMetrics {
   detach(probe: QueueProbe): void {
     flushAdds(this.adds, probe);
     flushDepth(this.depth, probe);
+    probe.flushDurations?.();
     this.probes.delete(probe);
     this.unfinishedWork.set(probe.labels, 0);
     this.longestRunning.set(probe.labels, 0);

@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import { WorkQueueMetrics, type QueueProbe } from './metrics.js';
 import { ExponentialRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { HistogramBuffer } from '../observability/histogram-buffer.js';
 
 /** Options of {@link WorkQueue}. */
 export interface WorkQueueOptions {
@@ -45,6 +46,9 @@ export class WorkQueue<K extends string = string> {
   private shutdown = false;
   private pendingAdds = 0;
   private pendingDepth = 0;
+  private durations:
+    | { queue: HistogramBuffer<'name' | 'controller'>; work: HistogramBuffer<'name' | 'controller'> }
+    | undefined;
   private draining = false;
   private drained: (() => void) | undefined;
 
@@ -69,8 +73,17 @@ export class WorkQueue<K extends string = string> {
       },
     };
     if (options.registry !== undefined) {
-      this.metrics = WorkQueueMetrics.for(options.registry);
-      this.metrics.attach(this.probe);
+      const metrics = WorkQueueMetrics.for(options.registry);
+      this.metrics = metrics;
+      metrics.attach(this.probe);
+      const labels = this.probe.labels;
+      const queueDuration = new HistogramBuffer(metrics.queueDuration, labels, metrics.durationBuckets);
+      const workDuration = new HistogramBuffer(metrics.workDuration, labels, metrics.durationBuckets);
+      this.durations = { queue: queueDuration, work: workDuration };
+      this.probe.flushDurations = () => {
+        queueDuration.flush();
+        workDuration.flush();
+      };
     }
   }
 
@@ -107,7 +120,7 @@ export class WorkQueue<K extends string = string> {
     this.processing.set(key, now);
     const added = this.addedAt.get(key);
     this.addedAt.delete(key);
-    if (added !== undefined) this.metrics?.queueDuration.observe(this.probe.labels, (now - added) / 1000);
+    if (added !== undefined) this.durations?.queue.observe((now - added) / 1000);
     return key;
   }
 
@@ -195,7 +208,7 @@ export class WorkQueue<K extends string = string> {
     const started = this.processing.get(key);
     if (started === undefined) return;
     this.processing.delete(key);
-    this.metrics?.workDuration.observe(this.probe.labels, (this.clock() - started) / 1000);
+    this.durations?.work.observe((this.clock() - started) / 1000);
     if (this.dirty.has(key)) {
       // During shutdown a changed key is not run again: the next leader or start relists anyway.
       if (this.shutdown) this.dirty.delete(key);
