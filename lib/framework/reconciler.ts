@@ -201,9 +201,11 @@ export class Reconciler<Obj extends KubernetesObject> {
     const ctx = new ReconcileContext({ signal, logger });
     installFlags(ctx);
     this.o.prepareContext?.(ctx);
-    yield set instanceof ResourceSet && set.initCtx === ResourceSet.prototype.initCtx
-      ? set[initCtxStep](ctx, obj)
-      : set.initCtx(ctx, obj);
+    const initialised =
+      set instanceof ResourceSet && set.initCtx === ResourceSet.prototype.initCtx
+        ? set[initCtxStep](ctx, obj)
+        : set.initCtx(ctx, obj);
+    if (isThenable(initialised)) yield initialised;
     const resources = set.resources();
 
     if (deleting) {

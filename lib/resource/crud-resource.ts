@@ -7,7 +7,7 @@ import { CRUD_STEP_METHODS, type CRUDResourceOps, type CRUDStep } from './crud-r
 import type { KubeObject } from './kube-object.js';
 import { PATCH_PARTS, type Patch, type PatchPart } from './patch.js';
 import type { Resource } from './resource.js';
-import { runFlow, type StepFlow } from '../util/maybe-async.js';
+import { isThenable, runFlow, type StepFlow } from '../util/maybe-async.js';
 
 /** Options of {@link CRUDResource}. */
 export interface CRUDResourceOptions<Obj = KubeObject, State = unknown, Change = unknown> {
@@ -110,17 +110,25 @@ export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> i
 
     let stepCtx = this.checkpoint(base, 'GetCurrentState');
     if (stepCtx === undefined) return;
-    const current = (yield ops.getCurrentState(stepCtx, obj)) as State;
+    // Only promises are yielded: a generator suspension per plain value costs more than the step.
+    let result: unknown = ops.getCurrentState(stepCtx, obj);
+    if (isThenable(result)) result = yield result;
+    const current = result as State;
 
     stepCtx = this.checkpoint(base, 'GetDesiredState');
     if (stepCtx === undefined) return;
-    const desired = (yield ops.getDesiredState(stepCtx, obj)) as State;
+    result = ops.getDesiredState(stepCtx, obj);
+    if (isThenable(result)) result = yield result;
+    const desired = result as State;
 
     stepCtx = this.checkpoint(base, patchStep);
     if (stepCtx === undefined) return;
-    const patch = (yield patchStep === 'NewUpdatePatch'
-      ? ops.newUpdatePatch(stepCtx, obj, current, desired)
-      : ops.newDeletePatch(stepCtx, obj, current, desired)) as Patch<Change> | undefined | null;
+    result =
+      patchStep === 'NewUpdatePatch'
+        ? ops.newUpdatePatch(stepCtx, obj, current, desired)
+        : ops.newDeletePatch(stepCtx, obj, current, desired);
+    if (isThenable(result)) result = yield result;
+    const patch = result as Patch<Change> | undefined | null;
     if (patch !== undefined && patch !== null && !isPatch(patch)) {
       throw new ExecutionFailedError(
         `${this.name}: ${CRUD_STEP_METHODS[patchStep]} must return a Patch, undefined or null`,
@@ -132,9 +140,10 @@ export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> i
       if (stepCtx === undefined) return;
       if (patch === undefined || patch === null || !patch.has(part)) continue;
       const change = patch.get(part) as Change;
-      if (part === 'create') yield ops.applyCreateChange(stepCtx, obj, change);
-      else if (part === 'delete') yield ops.applyDeleteChange(stepCtx, obj, change);
-      else yield ops.applyUpdateChange(stepCtx, obj, change);
+      if (part === 'create') result = ops.applyCreateChange(stepCtx, obj, change);
+      else if (part === 'delete') result = ops.applyDeleteChange(stepCtx, obj, change);
+      else result = ops.applyUpdateChange(stepCtx, obj, change);
+      if (isThenable(result)) yield result;
     }
   }
 

@@ -4,7 +4,7 @@ import type { ReconcileContext } from '../context/reconcile-context.js';
 import { ExecutionFailedError } from '../errors/execution-failed-error.js';
 import type { Resource } from './resource.js';
 import { CRUDResource, crudFlow } from './crud-resource.js';
-import { runFlow, type StepFlow } from '../util/maybe-async.js';
+import { isThenable, runFlow, type StepFlow } from '../util/maybe-async.js';
 
 type Path = 'ensureCreated' | 'ensureDeleted';
 
@@ -34,7 +34,8 @@ export function* resourcesFlow<Obj>(
     if (resource instanceof CRUDResource && resource[path] === CRUDResource.prototype[path]) {
       yield* (resource as CRUDResource<Obj>)[crudFlow](resourceCtx, obj, PATCH_STEP[path]);
     } else {
-      yield resource[path](resourceCtx, obj);
+      const done: unknown = resource[path](resourceCtx, obj);
+      if (isThenable(done)) yield done;
     }
     if (reconciliationCanceled.is(ctx)) {
       resourceCtx.logger.debug('reconciliation canceled; skipping the remaining resources');
