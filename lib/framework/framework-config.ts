@@ -84,6 +84,11 @@ export interface FrameworkConfig<Obj extends KubernetesObject = KubernetesObject
   owns?: readonly OwnedResource[];
   /** Concurrent reconciles (never two on one key). Default 1. */
   workers?: number;
+  /**
+   * Minimum time between the starts of two reconciles of one object; 0 disables. Default 100 ms: an idle
+   * object runs at once, one changed again while or right after it runs waits, so bursts coalesce.
+   */
+  minReconcileIntervalMs?: number;
   /** Re-run every cached object this often, ±10 % jitter; 0 disables. Default 5 min. */
   resyncPeriodMs?: number;
   /** Finalizer name, or false to manage none. Default `reconcilekit.io/<name>`. */

@@ -108,6 +108,7 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> {
     this.pool = new WorkerPool({
       name: c.name,
       workers: c.workers,
+      minIntervalMs: c.minReconcileIntervalMs,
       rateLimiter: c.rateLimiter,
       registry: c.registry,
       metrics: this.controllerMetrics,

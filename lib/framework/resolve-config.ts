@@ -14,6 +14,7 @@ import {
   DEFAULT_HEALTH_HOST,
   DEFAULT_HEALTH_PORT,
   DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_MIN_RECONCILE_INTERVAL_MS,
   DEFAULT_PAUSE_ANNOTATIONS,
   DEFAULT_RECONCILE_TIMEOUT_MS,
   DEFAULT_RENEW_DEADLINE_MS,
@@ -39,6 +40,7 @@ export interface ResolvedFrameworkConfig<Obj extends KubernetesObject = Kubernet
   crd: KubernetesObject | undefined;
   owns: readonly OwnedResource[];
   workers: number;
+  minReconcileIntervalMs: number;
   resyncPeriodMs: number;
   finalizer: string | false;
   pauseAnnotations: readonly string[];
@@ -287,6 +289,11 @@ export function resolveFrameworkConfig<Obj extends KubernetesObject>(
     crd,
     owns,
     workers,
+    minReconcileIntervalMs: duration(
+      c.minReconcileIntervalMs,
+      'config.minReconcileIntervalMs',
+      DEFAULT_MIN_RECONCILE_INTERVAL_MS,
+    ),
     resyncPeriodMs: duration(c.resyncPeriodMs, 'config.resyncPeriodMs', DEFAULT_RESYNC_PERIOD_MS),
     finalizer,
     pauseAnnotations,

@@ -11,6 +11,8 @@ export interface WorkerPoolOptions {
   name: string;
   /** Concurrent workers. */
   workers: number;
+  /** Minimum time between the starts of two runs of one key (the queue's `minIntervalMs`); 0 disables. */
+  minIntervalMs: number;
   /** Per-key retry delays, shared by every queue the pool builds (backoff survives a leadership term). */
   rateLimiter: RateLimiter;
   /** Registry for the workqueue_* metrics. */
@@ -117,7 +119,7 @@ export class WorkerPool {
   }
 
   private newQueue(): WorkQueue {
-    const { name, rateLimiter, registry } = this.o;
-    return new WorkQueue({ name, controller: name, rateLimiter, registry });
+    const { name, rateLimiter, registry, minIntervalMs } = this.o;
+    return new WorkQueue({ name, controller: name, rateLimiter, registry, minIntervalMs });
   }
 }

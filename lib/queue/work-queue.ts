@@ -15,6 +15,12 @@ export interface WorkQueueOptions {
   registry?: Registry;
   /** Clock in ms, for metrics. Default: `Date.now` (fake timers replace it in tests). */
   now?: () => number;
+  /**
+   * Minimum time between the starts of two runs of one key. Default 0 (client-go: re-run at once). An idle
+   * key still runs at once; a key added while or right after it runs waits until this long after its
+   * previous run started, so a burst of changes to one key costs at most one run per interval.
+   */
+  minIntervalMs?: number;
 }
 
 interface Waiter<K> {
@@ -28,6 +34,8 @@ interface Waiter<K> {
  * - **no lost change**: a key added while it is being processed is queued again once on `done`;
  * - **delayed adds**: `addAfter` keeps the earliest pending time per key; `addRateLimited` uses the
  *   rate limiter's per-key backoff, which `forget` resets.
+ * - **minimum interval** (`minIntervalMs`): a key added within the interval after its previous run
+ *   started waits (still deduplicated) until the interval is over; delayed adds keep their own delays.
  *
  * Workers loop `key = await get(); try { … } finally { done(key) }` until `get` returns undefined.
  */
@@ -51,10 +59,17 @@ export class WorkQueue<K extends string = string> {
     | undefined;
   private draining = false;
   private drained: (() => void) | undefined;
+  private readonly minIntervalMs: number;
+  /** Start times of recent runs (oldest done first); entries older than the interval are pruned. */
+  private readonly lastStarts = new Map<K, number>();
+  /** Dirty keys waiting for their interval to pass before they are queued. */
+  private readonly cooling = new Map<K, NodeJS.Timeout>();
 
   constructor(options: WorkQueueOptions) {
     this.rateLimiter = options.rateLimiter ?? new ExponentialRateLimiter();
     this.clock = options.now ?? (() => Date.now());
+    const minInterval = options.minIntervalMs ?? 0;
+    this.minIntervalMs = Number.isFinite(minInterval) && minInterval > 0 ? minInterval : 0;
     const processing = this.processing;
     const clock = this.clock;
     this.probe = {
@@ -100,7 +115,42 @@ export class WorkQueue<K extends string = string> {
     this.addedAt.set(key, this.clock());
     this.pendingAdds += 1;
     if (this.processing.has(key)) return;
+    if (this.minIntervalMs > 0) {
+      const last = this.lastStarts.get(key);
+      if (last !== undefined) {
+        this.pushAfterInterval(key, last);
+        return;
+      }
+    }
     this.push(key);
+  }
+
+  /** A delayed add: its delay was its own, so it does not wait for the interval (nor lengthen it). */
+  private addDue(key: K): void {
+    const timer = this.cooling.get(key);
+    if (timer === undefined) {
+      this.add(key);
+      if (this.cooling.has(key)) this.addDue(key);
+      return;
+    }
+    clearTimeout(timer);
+    this.cooling.delete(key);
+    this.push(key);
+  }
+
+  /** Queues `key` once `minIntervalMs` has passed since `lastStart` (at once if it has). */
+  private pushAfterInterval(key: K, lastStart: number): void {
+    const wait = lastStart + this.minIntervalMs - this.clock();
+    if (!(wait > 0)) {
+      this.push(key);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.cooling.delete(key);
+      this.push(key);
+    }, wait);
+    timer.unref();
+    this.cooling.set(key, timer);
   }
 
   private push(key: K): void {
@@ -139,7 +189,7 @@ export class WorkQueue<K extends string = string> {
     }
     const timer = setTimeout(() => {
       this.delayed.delete(key);
-      this.add(key);
+      this.addDue(key);
     }, delayMs);
     this.delayed.set(key, { at, timer });
   }
@@ -209,15 +259,29 @@ export class WorkQueue<K extends string = string> {
     if (started === undefined) return;
     this.processing.delete(key);
     this.durations?.work.observe((this.clock() - started) / 1000);
+    if (this.minIntervalMs > 0) this.rememberStart(key, started);
     if (this.dirty.has(key)) {
       // During shutdown a changed key is not run again: the next leader or start relists anyway.
       if (this.shutdown) this.dirty.delete(key);
+      else if (this.minIntervalMs > 0) this.pushAfterInterval(key, started);
       else this.push(key);
     }
     this.checkDrained();
   }
 
-  /** Keys waiting to be handed out (not counting delayed or in-process keys). */
+  private rememberStart(key: K, started: number): void {
+    const starts = this.lastStarts;
+    starts.delete(key);
+    starts.set(key, started);
+    const horizon = this.clock() - this.minIntervalMs;
+    // Oldest done first; a long run can keep a newer start behind an older one, which only delays pruning.
+    for (const [k, start] of starts) {
+      if (start > horizon) break;
+      starts.delete(k);
+    }
+  }
+
+  /** Keys waiting to be handed out (not counting delayed, cooling or in-process keys). */
   len(): number {
     return this.queue.length - this.head;
   }
@@ -268,6 +332,12 @@ export class WorkQueue<K extends string = string> {
   private stopIntake(): void {
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
+    for (const [key, timer] of this.cooling) {
+      clearTimeout(timer);
+      this.dirty.delete(key);
+    }
+    this.cooling.clear();
+    this.lastStarts.clear();
   }
 
   private releaseWaiters(): void {
