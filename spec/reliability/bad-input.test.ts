@@ -24,8 +24,8 @@ describe('reliability: bad input fails alone', () => {
     }
   });
 
-  // Open bug R3 (/work/notes/reliability-bugs.md): the framework writes no error condition on failure.
-  it.fails('gives every bad object an error condition (status False) [bug R3]', () => {
+  // Bug R3, fixed: the framework writes an error condition (config.errorCondition, default Ready=False).
+  it('gives every bad object an error condition (status False)', () => {
     for (const result of figures.cases) expect(result.errorConditions, result.name).not.toEqual([]);
   });
 
