@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { finalizersKept, installFlags, reconciliationCanceled } from '../context/flags.js';
 import { ReconcileContext } from '../context/reconcile-context.js';
@@ -110,6 +111,8 @@ export class Reconciler<Obj extends KubernetesObject> {
     if (this.o.reconcileTimeoutMs > 0) {
       const controller = new AbortController();
       passSignal = controller.signal;
+      // A resource may have many requests in flight on its pass's signal: each adds an abort listener.
+      setMaxListeners(0, passSignal);
       onParentAbort = () => {
         controller.abort(signal.reason);
       };
