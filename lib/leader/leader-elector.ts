@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { V1ObjectMeta, type KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { abortableSleep } from '../kube/abortable-sleep.js';
+import { abortableSleep } from '../util/abortable-sleep.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { ObjectRef } from '../kube/resource-ref.js';

@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { abortableSleep } from '../kube/abortable-sleep.js';
+import { abortableSleep } from '../util/abortable-sleep.js';
 import { ApiError, isGone } from '../kube/api-error.js';
 import type { Logger } from '../observability/logger.js';
 import { WatcherMetrics } from './metrics.js';
