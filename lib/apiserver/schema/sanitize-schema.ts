@@ -1,3 +1,4 @@
+import { linearRegexError } from './linear-regex.js';
 import { isJsonObject } from '../patch/json-value.js';
 import type { JSONSchemaProps } from './json-schema-props.js';
 
@@ -77,19 +78,9 @@ export function keywordHasValidType(keyword: string, value: unknown): boolean {
   }
 }
 
-/** Whether a schema `pattern` compiles (with the u flag, else without, like an ECMA-ish RE2 subset). */
+/** Whether a schema `pattern` compiles with RE2 semantics (as Go's `regexp`, which kube uses). */
 export function isValidPattern(pattern: string): boolean {
-  try {
-    new RegExp(pattern, 'u');
-    return true;
-  } catch {
-    try {
-      new RegExp(pattern);
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  return linearRegexError(pattern) === undefined;
 }
 
 const cache = new WeakMap<object, JSONSchemaProps>();

@@ -1,7 +1,8 @@
+import { linearRegexError } from './linear-regex.js';
 import type { FieldCause } from '../field-cause.js';
 import { isJsonObject } from '../patch/json-value.js';
 import { fieldError } from '../validation/field-errors.js';
-import { isValidPattern, keywordHasValidType, SCHEMA_KEYWORD_TYPES } from './sanitize-schema.js';
+import { keywordHasValidType, SCHEMA_KEYWORD_TYPES } from './sanitize-schema.js';
 
 const TYPES = ['object', 'array', 'string', 'integer', 'number', 'boolean'];
 
@@ -35,8 +36,15 @@ function checkNode(node: Record<string, unknown>, path: string, causes: FieldCau
       );
     }
   }
-  if (typeof node.pattern === 'string' && !isValidPattern(node.pattern)) {
-    causes.push(fieldError.invalid(`${path}.pattern`, node.pattern, 'must be a valid regular expression'));
+  const patternError = typeof node.pattern === 'string' ? linearRegexError(node.pattern) : undefined;
+  if (patternError !== undefined) {
+    causes.push(
+      fieldError.invalid(
+        `${path}.pattern`,
+        node.pattern,
+        `must be a valid regular expression, but isn't: ${patternError}`,
+      ),
+    );
   }
   const untypedAllowed =
     node['x-kubernetes-int-or-string'] === true || node['x-kubernetes-preserve-unknown-fields'] === true;

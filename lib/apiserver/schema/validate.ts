@@ -1,3 +1,4 @@
+import { compileLinearRegex, isInvalidRegexError } from './linear-regex.js';
 import type { FieldCause } from '../field-cause.js';
 import { isJsonObject, jsonEqual, jsonTypeName } from '../patch/json-value.js';
 import { fieldError } from '../validation/field-errors.js';
@@ -116,7 +117,7 @@ function validateScalar(
         fieldError.invalid(path, value, `${label} in body should be at least ${schema.minLength} chars long`),
       );
     }
-    if (schema.pattern !== undefined && !safeRegExp(schema.pattern).test(value)) {
+    if (schema.pattern !== undefined && !patternMatches(schema.pattern, value)) {
       causes.push(fieldError.invalid(path, value, `${label} in body should match '${schema.pattern}'`));
     }
     if (schema.format !== undefined && !checkFormat(schema.format, value)) {
@@ -131,11 +132,13 @@ function validateScalar(
   }
 }
 
-function safeRegExp(pattern: string): RegExp {
+/** RE2 semantics in linear time; a stored pattern RE2 rejects (sanitizeSchema drops those) matches nothing. */
+function patternMatches(pattern: string, value: string): boolean {
   try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    return new RegExp(pattern);
+    return compileLinearRegex(pattern).test(value);
+  } catch (err) {
+    if (isInvalidRegexError(err)) return false;
+    throw err;
   }
 }
 
