@@ -17,7 +17,7 @@ import {
 } from '../status.js';
 import { admitSchema, checkNamespace, checkTypeMeta, validateMeta } from './admission.js';
 import { presentObject, toStorage } from './presentation.js';
-import { isDryRun, managerOf, type RequestContext } from './request-context.js';
+import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const GENERATE_ATTEMPTS = 8;
@@ -124,6 +124,7 @@ export function createObject(
       manager: managerOf(ctx),
       now: formatTime(now),
       apiVersion: String(obj.apiVersion),
+      kind: kindRefOf(ctx),
     });
   }
   const storable = normalizeObjectMeta(toStorage(ctx, obj));

@@ -23,7 +23,7 @@ import {
 import { checkName, checkNamespace, checkTypeMeta } from './admission.js';
 import { createObject } from './create.js';
 import { presentObject } from './presentation.js';
-import type { RequestContext } from './request-context.js';
+import { kindRefOf, type RequestContext } from './request-context.js';
 import { scaleOf, scaleToObject } from './scale.js';
 import { updateObject } from './update.js';
 
@@ -86,11 +86,11 @@ export function handlePatch(ctx: RequestContext): Reply {
       patched =
         kind === 'merge'
           ? applyMergePatch(target, patch)
-          : applyStrategicMergePatch(target, patch, {
-              group: ctx.type.group,
-              version: ctx.version.name,
-              kind: sub === 'scale' ? 'Scale' : ctx.type.kind,
-            });
+          : applyStrategicMergePatch(
+              target,
+              patch,
+              kindRefOf(ctx, sub === 'scale' ? 'Scale' : ctx.type.kind),
+            );
     }
   } catch (e) {
     patchFailure(e);
@@ -131,7 +131,7 @@ function applyPatch(ctx: RequestContext, current: JsonObject | undefined): Reply
     force,
     now: formatTime(ctx.core.clock()),
     apiVersion,
-    kind: { group: ctx.type.group, version: ctx.version.name, kind: ctx.type.kind },
+    kind: kindRefOf(ctx),
   };
   if (ctx.info.subresource !== undefined) options.subresource = ctx.info.subresource;
   let result: ReturnType<typeof serverSideApply>;

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiServerCore } from '../core.js';
 import type { ResourceRequest } from '../request-info.js';
 import type { ResourceType, ServedVersion } from '../resource-type.js';
+import type { KindRef } from '../patch/kind-ref.js';
 
 /** Everything a verb handler gets for one resource request. */
 export interface RequestContext {
@@ -29,4 +30,11 @@ export function managerOf(ctx: RequestContext): string {
   if (explicit !== null && explicit !== '') return explicit;
   const agent = ctx.req.headers['user-agent'] ?? 'unknown';
   return agent.split('/')[0] ?? 'unknown';
+}
+
+/** The kind of the request's objects, with the served version's schema (list merge rules for apply). */
+export function kindRefOf(ctx: RequestContext, kind = ctx.type.kind): KindRef {
+  const ref: KindRef = { group: ctx.type.group, version: ctx.version.name, kind };
+  if (ctx.version.schema !== undefined) ref.schema = ctx.version.schema;
+  return ref;
 }

@@ -17,7 +17,7 @@ import { typeKey } from '../resource-type.js';
 import { conflict, invalid, methodNotAllowed, notFound, pathNotFound } from '../status.js';
 import { admitSchema, checkName, checkNamespace, checkTypeMeta, validateMeta } from './admission.js';
 import { presentObject, toStorage } from './presentation.js';
-import { isDryRun, managerOf, type RequestContext } from './request-context.js';
+import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
 import { scaleOf, scaleToObject } from './scale.js';
 
 const SERVER_MANAGED = [
@@ -167,6 +167,7 @@ export function updateObject(
       manager: managerOf(ctx),
       now: formatTime(core.clock()),
       apiVersion: String(presentObject(ctx, current).apiVersion),
+      kind: kindRefOf(ctx),
     };
     if (sub !== undefined) options.subresource = sub;
     next = recordUpdate(presentObject(ctx, current), presentObject(ctx, next), options);

@@ -1,5 +1,5 @@
 import type { KindRef } from './kind-ref.js';
-import { listStrategyFor } from './list-strategy.js';
+import { isAtomicMap, listStrategyFor } from './list-strategy.js';
 import { deleteKey, isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
 
 /**
@@ -47,6 +47,10 @@ function walk(
   kind: KindRef | undefined,
   set: FieldSet,
 ): void {
+  if (isJsonObject(value) && isAtomicMap(names, kind)) {
+    set.add(pathKey(path));
+    return;
+  }
   if (isJsonObject(value)) {
     // A map is a leaf only when it is really empty, not when it holds server-managed fields alone.
     let children = 0;
@@ -71,7 +75,7 @@ function walk(
     } else {
       for (const item of value) {
         if (!isJsonObject(item)) continue;
-        const itemPath = [...path, `k:${JSON.stringify({ [strategy.key]: item[strategy.key] })}`];
+        const itemPath = [...path, `k:${JSON.stringify(keyOf(item, strategy.keys))}`];
         set.add(pathKey([...itemPath, '.']));
         for (const [key, child] of Object.entries(item)) {
           if (child !== undefined) walk(child, [...itemPath, `f:${key}`], [...names, key], kind, set);
@@ -81,6 +85,13 @@ function walk(
     return;
   }
   if (path.length > 0) set.add(pathKey(path));
+}
+
+/** The identity of a keyed list item: its key fields, in the order given (kube sorts them by name). */
+export function keyOf(item: JsonObject, keys: readonly string[]): JsonObject {
+  const key: JsonObject = {};
+  for (const name of keys) if (item[name] !== undefined) key[name] = item[name];
+  return key;
 }
 
 /** Converts a field set to the nested fieldsV1 JSON kube stores in managedFields. */

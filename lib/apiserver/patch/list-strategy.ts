@@ -1,18 +1,19 @@
 import type { KindRef } from './kind-ref.js';
+import { schemaAtPath } from './schema-path.js';
 
 /**
  * How a list merges in strategic merge patch and server-side apply:
- * - `map`: items are objects identified by `key` (kube's patchMergeKey / x-kubernetes-list-map-keys);
+ * - `map`: items are objects identified by `keys` (kube's patchMergeKey / x-kubernetes-list-map-keys);
  * - `set`: a list of scalars merged as a union (kube's `patchStrategy: merge` on primitive lists);
  * - `atomic`: the list is replaced as a whole.
  */
-export type ListStrategy = { type: 'map'; key: string } | { type: 'set' } | { type: 'atomic' };
+export type ListStrategy = { type: 'map'; keys: string[] } | { type: 'set' } | { type: 'atomic' };
 
 const ATOMIC: ListStrategy = { type: 'atomic' };
 const SET: ListStrategy = { type: 'set' };
 
 function byKey(key: string): ListStrategy {
-  return { type: 'map', key };
+  return { type: 'map', keys: [key] };
 }
 
 /** Lists of built-in kinds merged by a key, by field name (derived from the Go types' patch tags). */
@@ -43,7 +44,9 @@ export function isBuiltInGroup(group: string): boolean {
 /**
  * The merge strategy of the list at `path` (field names from the object root, without list indices).
  * `metadata.finalizers` (set) and `metadata.ownerReferences` (by uid) hold for every kind, custom
- * resources included; other lists of custom resources (and of unknown kinds) are atomic.
+ * resources included; other lists of custom resources follow their schema's `x-kubernetes-list-type`
+ * (kube: apiextensions-apiserver/pkg/apiserver/schema/... → structured-merge-diff's schema conversion,
+ * k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder), atomic when the schema says nothing.
  */
 export function listStrategyFor(path: readonly string[], kind: KindRef | undefined): ListStrategy {
   const field = path[path.length - 1] ?? '';
@@ -52,6 +55,7 @@ export function listStrategyFor(path: readonly string[], kind: KindRef | undefin
     if (field === 'ownerReferences') return byKey('uid');
     return ATOMIC;
   }
+  if (kind?.schema !== undefined) return schemaListStrategy(kind, path);
   if (kind === undefined || !isBuiltInGroup(kind.group)) return ATOMIC;
   if (field === 'ports') {
     if (kind.kind === 'Service' && path.length === 2 && path[0] === 'spec') return byKey('port');
@@ -62,4 +66,21 @@ export function listStrategyFor(path: readonly string[], kind: KindRef | undefin
   if (field === 'tolerations' || field === 'readinessGates' || field === 'envFrom') return ATOMIC;
   const key = Object.hasOwn(BUILT_IN_MAP_LISTS, field) ? BUILT_IN_MAP_LISTS[field] : undefined;
   return key === undefined ? ATOMIC : byKey(key);
+}
+
+function schemaListStrategy(kind: KindRef, path: readonly string[]): ListStrategy {
+  const node = schemaAtPath(kind.schema, path);
+  const type = node?.['x-kubernetes-list-type'];
+  if (type === 'set') return SET;
+  if (type === 'map') {
+    const keys = node?.['x-kubernetes-list-map-keys'];
+    return Array.isArray(keys) && keys.length > 0 ? { type: 'map', keys: [...keys].sort() } : ATOMIC;
+  }
+  return ATOMIC;
+}
+
+/** True when the map at `path` is replaced whole (`x-kubernetes-map-type: atomic` in the kind's schema). */
+export function isAtomicMap(path: readonly string[], kind: KindRef | undefined): boolean {
+  if (kind?.schema === undefined || path.length === 0) return false;
+  return schemaAtPath(kind.schema, path)?.['x-kubernetes-map-type'] === 'atomic';
 }

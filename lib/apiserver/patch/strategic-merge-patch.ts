@@ -1,5 +1,6 @@
 import type { KindRef } from './kind-ref.js';
-import { listStrategyFor } from './list-strategy.js';
+import { isAtomicMap, listStrategyFor } from './list-strategy.js';
+import { keyOf } from './field-set.js';
 import { PatchError } from './patch-error.js';
 import {
   cloneJson,
@@ -84,6 +85,7 @@ function mergeMap(
 }
 
 function mergeValue(original: unknown, patch: unknown, path: string[], kind: KindRef): unknown {
+  if (isJsonObject(patch) && isAtomicMap(path, kind)) return stripDirectives(patch);
   if (isJsonObject(patch)) return mergeMap(isJsonObject(original) ? original : {}, patch, path, kind);
   if (Array.isArray(patch)) return mergeList(Array.isArray(original) ? original : [], patch, path, kind);
   return cloneJson(patch);
@@ -106,24 +108,26 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], kind: 
     return result;
   }
   const result = cloneJson(original);
+  const keys = strategy.keys;
+  const keyNames = keys.join('", "');
   for (const item of patch) {
     if (!isJsonObject(item)) {
       throw new PatchError(
-        `list ${path.join('.')} merges by "${strategy.key}": items must be objects`,
+        `list ${path.join('.')} merges by "${keyNames}": items must be objects`,
         422,
         'Invalid',
       );
     }
-    const keyValue = item[strategy.key];
-    if (keyValue === undefined && item[PATCH] !== 'delete') {
+    const missing = keys.find((key) => item[key] === undefined);
+    if (missing !== undefined && item[PATCH] !== 'delete') {
       throw new PatchError(
-        `map: ${JSON.stringify(item)} does not contain declared merge key: ${strategy.key}`,
+        `map: ${JSON.stringify(item)} does not contain declared merge key: ${missing}`,
         422,
         'Invalid',
       );
     }
     const index = result.findIndex(
-      (existing) => isJsonObject(existing) && jsonEqual(existing[strategy.key], keyValue),
+      (existing) => isJsonObject(existing) && keys.every((key) => jsonEqual(existing[key], item[key])),
     );
     if (item[PATCH] === 'delete') {
       if (index >= 0) result.splice(index, 1);
@@ -145,7 +149,7 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], kind: 
 function reorder(list: unknown[], order: unknown[], path: string[], kind: KindRef): unknown[] {
   const strategy = listStrategyFor(path, kind);
   const identity = (item: unknown): unknown =>
-    strategy.type === 'map' && isJsonObject(item) ? item[strategy.key] : item;
+    strategy.type === 'map' && isJsonObject(item) ? keyOf(item, strategy.keys) : item;
   const remaining = [...list];
   const result: unknown[] = [];
   for (const wanted of order) {
