@@ -250,7 +250,7 @@ export {
   ControllerMetrics,
   RECONCILE_TIME_BUCKETS,
   type ControllerMetricsOptions,
-  type ReconcileResult,
+  type ReconcileResultLabel,
   type FrameworkEvent,
 } from './observability/controller-metrics.js';
 export {

@@ -1,5 +1,7 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { defineContextKey, type ContextKey } from '../context/context-key.js';
 import type { ObjectClient } from '../kube/object-client.js';
+import type { RecordedEvent } from '../observability/event-recorder.js';
 import type { Store } from '../watch/store.js';
 
 /**
@@ -9,9 +11,21 @@ import type { Store } from '../watch/store.js';
 export const clientKey: ContextKey<ObjectClient> = defineContextKey<ObjectClient>('reconcilekit.client');
 
 /**
- * Cached reads of the reconciled kind and of every kind in `config.owns`:
- * `ctx.get(cacheKey)?.('ConfigMap')?.byOwnerUid(obj.metadata.uid)`. Reading owned objects from this
- * cache instead of the API server is what makes a reconcile cheap (controller-runtime's cached client).
+ * Cached reads of the reconciled kind and of every watched kind (`owns`, `watches`):
+ * `ctx.get(cacheKey)?.('ConfigMap')?.byOwnerUid(obj.metadata.uid)`; pass the apiVersion too when two
+ * groups have a kind of that name (`('Service', 'v1')`). Reading from this cache instead of the API
+ * server is what makes a reconcile cheap (controller-runtime's cached client).
  */
-export const cacheKey: ContextKey<(kind: string) => Store | undefined> =
-  defineContextKey<(kind: string) => Store | undefined>('reconcilekit.cache');
+export const cacheKey: ContextKey<(kind: string, apiVersion?: string) => Store | undefined> =
+  defineContextKey<(kind: string, apiVersion?: string) => Store | undefined>('reconcilekit.cache');
+
+/** Posts a Kubernetes Event about the reconciled object (or `obj`), through the engine's recorder. */
+export type RecordEvent = (event: RecordedEvent, obj?: KubernetesObject) => void;
+
+/**
+ * Events from user code: `ctx.get(eventRecorderKey)?.({ type: 'Normal', reason: 'Provisioned', message })`
+ * posts an Event on the object of this pass (or on `obj`), aggregated like the engine's own Warning
+ * Events. Set when the controller has an API connection and `events` is not false.
+ */
+export const eventRecorderKey: ContextKey<RecordEvent> =
+  defineContextKey<RecordEvent>('reconcilekit.eventRecorder');

@@ -9,8 +9,8 @@ export const RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
 ]);
 
 /** The `result` label values of `controller_runtime_reconcile_total`. */
-export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
-const RESULTS: readonly ReconcileResult[] = ['success', 'error', 'requeue', 'requeue_after'];
+export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
+const RESULTS: readonly ReconcileResultLabel[] = ['success', 'error', 'requeue', 'requeue_after'];
 
 /** The `event` label values of `reconcilekit_framework_event_duration_seconds`. */
 export type FrameworkEvent = 'update' | 'delete';
@@ -33,13 +33,15 @@ export class ControllerMetrics {
   private readonly reconcileTotal: Counter<'controller' | 'result'>;
   private readonly reconcileErrors: Counter<'controller'>;
   private readonly reconcileTimeouts: Counter<'controller'>;
+  private readonly terminalErrors: Counter<'controller'>;
+  private readonly sourceErrors: Counter<'controller' | 'source'>;
   private readonly reconcileTime: Histogram<'controller'>;
   private readonly activeWorkers: Gauge<'controller'>;
   private readonly maxConcurrent: Gauge<'controller'>;
   private readonly eventDuration: Histogram<'controller' | 'event'>;
   private readonly lastReconciled: Gauge<'controller'>;
   // Counted here per reconcile and handed to prom-client when the metrics are read (see onCollect).
-  private readonly pendingResults: Record<ReconcileResult, number> = {
+  private readonly pendingResults: Record<ReconcileResultLabel, number> = {
     success: 0,
     error: 0,
     requeue: 0,
@@ -70,6 +72,18 @@ export class ControllerMetrics {
       'controller_runtime_reconcile_timeouts_total',
       'Total number of reconciliation timeouts per controller',
       ['controller'],
+    );
+    this.terminalErrors = counter(
+      registry,
+      'controller_runtime_terminal_reconcile_errors_total',
+      'Total number of terminal reconciliation errors per controller',
+      ['controller'],
+    );
+    this.sourceErrors = counter(
+      registry,
+      'reconcilekit_source_errors_total',
+      'Watch events dropped because a predicate or mapper threw or returned garbage, per controller and source',
+      ['controller', 'source'],
     );
     this.reconcileTime = histogram(
       registry,
@@ -107,6 +121,7 @@ export class ControllerMetrics {
     for (const result of RESULTS) this.reconcileTotal.inc({ controller, result }, 0);
     this.reconcileErrors.inc({ controller }, 0);
     this.reconcileTimeouts.inc({ controller }, 0);
+    this.terminalErrors.inc({ controller }, 0);
     this.reconcileTime.zero({ controller });
     this.activeWorkers.set({ controller }, 0);
     this.maxConcurrent.set({ controller }, 0);
@@ -168,12 +183,22 @@ export class ControllerMetrics {
   }
 
   /** Records one finished reconciliation: its result, its duration, and the event path it took. */
-  observeReconcile(result: ReconcileResult, seconds: number, event?: FrameworkEvent): void {
+  observeReconcile(result: ReconcileResultLabel, seconds: number, event?: FrameworkEvent): void {
     this.pendingResults[result] += 1;
     this.reconcileTimeBuffer.observe(seconds);
     if (event !== undefined) this.eventBuffers[event].observe(seconds);
     if (result === 'error') this.reconcileErrors.inc({ controller: this.controller });
     else this.lastSuccessMs = Date.now();
+  }
+
+  /** A reconciliation failed with a `TerminalError` (not retried until the object changes). */
+  observeTerminal(): void {
+    this.terminalErrors.inc({ controller: this.controller });
+  }
+
+  /** A watch event was dropped because `source`'s predicate or mapper failed. */
+  observeSourceError(source: string): void {
+    this.sourceErrors.inc({ controller: this.controller, source });
   }
 
   /** A reconciliation was aborted by the per-reconcile timeout. */

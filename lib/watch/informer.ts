@@ -66,6 +66,15 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     else this.handlers[event].push(handler as (obj: T) => void);
   }
 
+  /** Removes a handler added with `on` (a shared informer outlives each of its users). */
+  off(event: 'add' | 'delete', handler: (obj: T) => void): void;
+  off(event: 'update', handler: (oldObj: T, newObj: T) => void): void;
+  off(event: keyof Handlers<T>, handler: ((obj: T) => void) | ((oldObj: T, newObj: T) => void)): void {
+    // Copy on write: a dispatch in progress keeps iterating the list it started with.
+    if (event === 'update') this.handlers.update = this.handlers.update.filter((h) => h !== handler);
+    else this.handlers[event] = this.handlers[event].filter((h) => h !== handler);
+  }
+
   start(): void {
     this.watcher.start();
   }

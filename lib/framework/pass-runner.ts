@@ -1,36 +1,36 @@
-import { setMaxListeners } from 'node:events';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { finalizersKept, installFlags, reconciliationCanceled } from '../context/flags.js';
 import { ReconcileContext } from '../context/reconcile-context.js';
-import { isNoResourceSet } from '../errors/no-resource-set-error.js';
 import type { ControllerMetrics, FrameworkEvent } from '../observability/controller-metrics.js';
-import type { EventRecorder } from '../observability/event-recorder.js';
 import type { Logger } from '../observability/logger.js';
-import { resourcesFlow } from '../resource/process.js';
-import type { ResourceRouter } from '../router/resource-router.js';
-import { initCtxStep, ResourceSet } from '../router/resource-set.js';
 import { isThenable, runFlow, type StepFlow } from '../util/maybe-async.js';
+import type { FailureReporter } from './failure-report.js';
 import type { AddFinalizerResult } from './finalizers.js';
 import { hasFinalizer } from './finalizer-patch.js';
+import type { PassBody, PassVerdict } from './pass-body.js';
+import { passSignal } from './pass-signal.js';
 import { pauseAnnotation } from './pause.js';
-import { errorMessage, errorReason, isReconcileTimeout, ReconcileTimeoutError } from './reconcile-error.js';
+import { errorMessage } from './reconcile-error.js';
 import type { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
-import { requeueAfterKey } from './requeue.js';
+import { isTerminalError } from './terminal-error.js';
 
 /** What the engine does with a key after one pass. */
 export type ReconcileOutcome =
   | { result: 'success'; added?: KubernetesObject; tombstoneDone?: boolean }
   | { result: 'requeue_after'; delayMs: number }
   | { result: 'requeue' }
-  | { result: 'error'; error: unknown }
+  | { result: 'error'; error: unknown; terminal: boolean }
   | { result: 'aborted' };
 
-/** What one reconciliation needs from the framework around it. */
-export interface ReconcilerOptions<Obj extends KubernetesObject> {
-  /** Controller name (logs, metrics). */
-  name: string;
-  /** Picks the resource set. */
-  router: ResourceRouter<Obj>;
+/** Finalizer API calls of the engine. */
+export interface FinalizerOps<Obj> {
+  add(obj: Obj, signal: AbortSignal): Promise<AddFinalizerResult>;
+  remove(obj: Obj, signal: AbortSignal): Promise<boolean>;
+}
+
+/** What one pass needs from the core around it. */
+export interface PassRunnerOptions<Obj extends KubernetesObject> {
+  /** The front end's part of the pass. */
+  body: PassBody<Obj>;
   /** Our finalizer, or false. */
   finalizer: string | false;
   /** Pause annotation keys. */
@@ -39,21 +39,16 @@ export interface ReconcilerOptions<Obj extends KubernetesObject> {
   logger: Logger;
   /** Controller metrics. */
   metrics: ControllerMetrics;
-  /** Warning Events on errors; undefined without an API connection. */
-  events: EventRecorder | undefined;
+  /** Where failures are logged, counted and posted. */
+  failures: FailureReporter;
   /** Objects whose deletion already succeeded. */
   memory: RemovedFinalizerMemory;
   /** Finalizer API calls; required when `finalizer` is a name. */
-  finalizers:
-    | {
-        add(obj: Obj, signal: AbortSignal): Promise<AddFinalizerResult>;
-        remove(obj: Obj, signal: AbortSignal): Promise<boolean>;
-      }
-    | undefined;
+  finalizers: FinalizerOps<Obj> | undefined;
   /** Per-reconcile timeout (0 = none). */
   reconcileTimeoutMs: number;
-  /** Puts framework values (client, caches) into each new context. */
-  prepareContext?: (ctx: ReconcileContext) => void;
+  /** Puts engine values (client, caches, event recorder) into each new context. */
+  prepareContext?: (ctx: ReconcileContext, obj: Obj) => void;
 }
 
 function objectLabel(obj: KubernetesObject, key: string): string {
@@ -63,33 +58,41 @@ function objectLabel(obj: KubernetesObject, key: string): string {
   return ns === undefined || ns === '' ? name : `${ns}/${name}`;
 }
 
+function outcomeOf(verdict: PassVerdict): ReconcileOutcome {
+  if (verdict.kind === 'requeueAfter') return { result: 'requeue_after', delayMs: verdict.delayMs };
+  if (verdict.kind === 'keepFinalizer') return { result: 'requeue' };
+  return { result: 'success' };
+}
+
 /**
- * One pass over one object: the flow of ARCHITECTURE.md ("How one event flows"). It never throws:
- * every failure becomes an outcome the framework turns into queue actions, and is logged, counted and
- * reported as a Warning Event on the object.
+ * One pass over one object, for every front end: the flow of docs/architecture.md ("How one event
+ * flows"). Pause, deletion memory, finalizer add/remove, timeout, logging, metrics and failure reports
+ * are here; the front end's {@link PassBody} does the rest. It never throws: every failure becomes an
+ * outcome the core turns into queue actions.
  */
-export class Reconciler<Obj extends KubernetesObject> {
-  private readonly o: ReconcilerOptions<Obj>;
+export class PassRunner<Obj extends KubernetesObject> {
+  private readonly o: PassRunnerOptions<Obj>;
   private loop = 0;
 
-  constructor(options: ReconcilerOptions<Obj>) {
+  constructor(options: PassRunnerOptions<Obj>) {
     this.o = options;
   }
 
   /**
    * Reconciles `key`. `obj` is the latest cached object (undefined when gone); `tombstone` the last
-   * known state of an object whose DELETED event arrived while finalizers are off.
+   * known state of a gone object whose deletion is still to be handled (finalizers off).
    */
   async reconcile(
     key: string,
     obj: Obj | undefined,
     tombstone: Obj | undefined,
+    attempt: number,
     signal: AbortSignal,
   ): Promise<ReconcileOutcome> {
     const target = obj ?? tombstone;
     if (target === undefined) {
       this.o.logger.debug('object is gone; nothing to reconcile', { object: key });
-      return { result: 'success' };
+      return { result: 'success', tombstoneDone: true };
     }
     const deleting = obj === undefined || Boolean(target.metadata?.deletionTimestamp);
     const event: FrameworkEvent = deleting ? 'delete' : 'update';
@@ -101,43 +104,22 @@ export class Reconciler<Obj extends KubernetesObject> {
       version: target.metadata?.resourceVersion,
     });
 
-    // Without a timeout the worker's signal is the pass's signal: no per-pass AbortController. With
-    // one, a controller per pass is linked to the worker's signal by a listener removed afterwards
-    // (AbortSignal.any per pass piles up dependents on the long-lived parent signal in Node 20).
-    let passSignal = signal;
-    let timedOut: ReconcileTimeoutError | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let onParentAbort: (() => void) | undefined;
-    if (this.o.reconcileTimeoutMs > 0) {
-      const controller = new AbortController();
-      passSignal = controller.signal;
-      // A resource may have many requests in flight on its pass's signal: each adds an abort listener.
-      setMaxListeners(0, passSignal);
-      onParentAbort = () => {
-        controller.abort(signal.reason);
-      };
-      if (signal.aborted) onParentAbort();
-      else signal.addEventListener('abort', onParentAbort, { once: true });
-      timer = setTimeout(() => {
-        timedOut = new ReconcileTimeoutError(this.o.reconcileTimeoutMs);
-        controller.abort(timedOut);
-      }, this.o.reconcileTimeoutMs);
-    }
+    const ps = passSignal(signal, this.o.reconcileTimeoutMs);
     const started = performance.now();
     let outcome: ReconcileOutcome;
     try {
       // Without I/O the pass completes synchronously (no promise, no abort race to set up).
-      const pass = runFlow(this.run(target, deleting, obj === undefined, logger, passSignal));
-      if (isThenable(pass)) outcome = await raceAbort(pass, passSignal);
-      else if (passSignal.aborted) throw passSignal.reason;
+      const pass = runFlow(this.run(key, target, deleting, obj === undefined, attempt, logger, ps.signal));
+      if (isThenable(pass)) outcome = await raceAbort(pass, ps.signal);
+      else if (ps.signal.aborted) throw ps.signal.reason;
       else outcome = pass;
     } catch (err) {
-      if (timedOut !== undefined) outcome = { result: 'error', error: timedOut };
+      const timedOut = ps.timedOut;
+      if (timedOut !== undefined) outcome = { result: 'error', error: timedOut, terminal: false };
       else if (signal.aborted) outcome = { result: 'aborted' };
-      else outcome = { result: 'error', error: err };
+      else outcome = { result: 'error', error: err, terminal: isTerminalError(err) };
     } finally {
-      clearTimeout(timer);
-      if (onParentAbort !== undefined) signal.removeEventListener('abort', onParentAbort);
+      ps.dispose();
     }
     const seconds = (performance.now() - started) / 1000;
     if (outcome.result === 'aborted') {
@@ -145,27 +127,22 @@ export class Reconciler<Obj extends KubernetesObject> {
       return outcome;
     }
     this.o.metrics.observeReconcile(outcome.result, seconds, event);
-    if (outcome.result === 'error') this.reportError(logger, target, outcome.error, signal);
-    else logger.debug('reconciled object', { result: outcome.result, seconds });
+    if (outcome.result === 'error') {
+      this.o.failures.report(logger, target, outcome.error, signal, {
+        terminal: outcome.terminal,
+        live: obj !== undefined,
+      });
+    } else logger.debug('reconciled object', { result: outcome.result, seconds });
     return outcome;
-  }
-
-  private reportError(logger: Logger, target: Obj, error: unknown, signal: AbortSignal): void {
-    if (isReconcileTimeout(error)) this.o.metrics.observeTimeout();
-    const reason = errorReason(error);
-    logger.error('failed to reconcile', { reason, err: error });
-    this.o.events?.record(
-      target,
-      { type: 'Warning', reason, message: errorMessage(error), action: 'Reconcile' },
-      signal,
-    );
   }
 
   /** The pass as a step flow (see `runFlow`): each awaited call is a `yield`. */
   private *run(
+    key: string,
     obj: Obj,
     deleting: boolean,
     gone: boolean,
+    attempt: number,
     logger: Logger,
     signal: AbortSignal,
   ): StepFlow<ReconcileOutcome> {
@@ -190,35 +167,18 @@ export class Reconciler<Obj extends KubernetesObject> {
       if (finalizer !== false && gone) return { result: 'success', tombstoneDone: true };
     }
 
-    let set;
-    try {
-      set = this.o.router.resourceSet(obj);
-    } catch (err) {
-      if (isNoResourceSet(err)) {
-        logger.debug('did not find resource set; object is not ours');
-        return { result: 'success', tombstoneDone: true };
-      }
-      throw err;
-    }
+    const plan = this.o.body.plan(obj, { key, deleting, gone, attempt, logger });
+    if (plan === undefined) return { result: 'success', tombstoneDone: true };
 
     const ctx = new ReconcileContext({ signal, logger });
-    installFlags(ctx);
-    this.o.prepareContext?.(ctx);
-    const initialised =
-      set instanceof ResourceSet && set.initCtx === ResourceSet.prototype.initCtx
-        ? set[initCtxStep](ctx, obj)
-        : set.initCtx(ctx, obj);
-    if (isThenable(initialised)) yield initialised;
-    const resources = set.resources();
+    this.o.prepareContext?.(ctx, obj);
+    if (plan.prepare !== undefined) yield* plan.prepare(ctx, obj);
 
     if (deleting) {
-      yield* resourcesFlow(ctx, obj, resources, 'ensureDeleted');
-      if (finalizersKept.is(ctx) || reconciliationCanceled.is(ctx)) {
-        logger.debug('finalizer requested to be kept; deletion will be replayed', {
-          finalizersKept: finalizersKept.is(ctx),
-          reconciliationCanceled: reconciliationCanceled.is(ctx),
-        });
-        return { result: 'requeue' };
+      const verdict = yield* plan.cleanup(ctx, obj);
+      if (verdict.kind !== 'done') {
+        logger.debug('finalizer kept; deletion will be replayed', { verdict: verdict.kind });
+        return outcomeOf(verdict);
       }
       if (finalizer !== false && this.o.finalizers !== undefined) {
         logger.debug(`removing finalizer \`${finalizer}\``);
@@ -232,7 +192,7 @@ export class Reconciler<Obj extends KubernetesObject> {
     if (finalizer !== false && this.o.finalizers !== undefined) {
       const added = (yield this.o.finalizers.add(obj, signal)) as AddFinalizerResult;
       if (added.outcome === 'added') {
-        logger.debug('added finalizer; the resulting event runs the next pass', { finalizer });
+        logger.debug('added finalizer; the next pass runs on the patched object', { finalizer });
         return { result: 'success', added: added.object };
       }
       if (added.outcome === 'deleting') {
@@ -240,10 +200,7 @@ export class Reconciler<Obj extends KubernetesObject> {
         return { result: 'success' };
       }
     }
-    yield* resourcesFlow(ctx, obj, resources, 'ensureCreated');
-    const delayMs = ctx.get(requeueAfterKey);
-    if (delayMs !== undefined) return { result: 'requeue_after', delayMs };
-    return { result: 'success' };
+    return outcomeOf(yield* plan.apply(ctx, obj));
   }
 }
 

@@ -1,0 +1,517 @@
+import { setMaxListeners } from 'node:events';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import type { ReconcileContext } from '../context/reconcile-context.js';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import type { ObjectClient } from '../kube/object-client.js';
+import { LeaderElector } from '../leader/leader-elector.js';
+import { ControllerMetrics } from '../observability/controller-metrics.js';
+import { EventRecorder, type RecordedEvent } from '../observability/event-recorder.js';
+import { HealthServer } from '../observability/health-server.js';
+import type { Logger } from '../observability/logger.js';
+import type { WorkQueue } from '../queue/work-queue.js';
+import { jitter } from '../util/jitter.js';
+import { sleep } from '../util/sleep.js';
+import { InformerCache } from '../watch/informer-cache.js';
+import type { Store } from '../watch/store.js';
+import { cacheKey, clientKey, eventRecorderKey } from './context-keys.js';
+import { DEFAULT_REMOVED_FINALIZER_MEMORY_MS, DEFAULT_RESYNC_JITTER } from './defaults.js';
+import { DropInObjects } from './drop-in-objects.js';
+import { ensureCrd } from './ensure-crd.js';
+import { ErrorConditionWriter } from './error-condition.js';
+import { FailureLedger } from './failure-ledger.js';
+import { FailureReporter } from './failure-report.js';
+import { hasFinalizer } from './finalizer-patch.js';
+import { addFinalizer, removeFinalizer } from './finalizers.js';
+import { FlatLogger } from './flat-logger.js';
+import { freshChange } from './fresh-change.js';
+import { makeClient } from './make-client.js';
+import type { PassBody } from './pass-body.js';
+import { PassRunner, type FinalizerOps } from './pass-runner.js';
+import type { Predicate } from './predicates.js';
+import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
+import type { ResolvedCoreConfig } from './resolve-core-config.js';
+import { retryWithHints } from './retry-with-hints.js';
+import { SourceSet, type SourceHandlers } from './source-set.js';
+import type { WatchSource } from './watch-source.js';
+import { WorkerPool } from './worker-pool.js';
+
+/** How long `stop()` waits for pending Events to be written. */
+const EVENT_FLUSH_TIMEOUT_MS = 2_000;
+
+/** What a front end hands the core. */
+export interface CoreParts<Obj extends KubernetesObject> {
+  /** The resolved generic options. */
+  config: ResolvedCoreConfig;
+  /** The front end's part of each pass. */
+  body: PassBody<Obj>;
+  /** What log lines call this (`framework`, `controller`). */
+  noun: string;
+  /** Mapped watch sources. Default none. */
+  watches?: readonly WatchSource[];
+  /** Predicates on the reconciled kind's events. Default none. */
+  predicates?: readonly Predicate<Obj>[];
+  /**
+   * Leadership comes from outside (an `Operator` holding one Lease for many controllers): `start()`
+   * syncs but runs no workers until `startWorkers`. Default false.
+   */
+  externalLeadership?: boolean;
+}
+
+/**
+ * The engine every front end shares: watches (through an InformerCache), caches, the per-key work queue
+ * and its workers, leader election, health server, resync, pause, finalizers, deletion memory, retries
+ * (rate limiter or RetryPolicy), TerminalError, error condition, Events, metrics, timeout and graceful
+ * shutdown. A front end supplies only a {@link PassBody}. See docs/architecture.md.
+ */
+export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
+  readonly config: ResolvedCoreConfig;
+  readonly client: ObjectClient | undefined;
+  readonly logger: Logger;
+  private readonly noun: string;
+  private readonly parts: CoreParts<Obj>;
+  private readonly controllerMetrics: ControllerMetrics;
+  private readonly runner: PassRunner<Obj>;
+  private readonly memory: RemovedFinalizerMemory;
+  private readonly events: EventRecorder | undefined;
+  private readonly errorConditions: ErrorConditionWriter | undefined;
+  private readonly objects = new DropInObjects<Obj>();
+  private readonly ledger = new FailureLedger();
+  /** Objects the engine's own finalizer patch produced, until the watch delivers them (S11). */
+  private readonly ownPatches = new Map<string, Obj>();
+  private readonly sources: SourceSet<Obj> | undefined;
+  private readonly pool: WorkerPool;
+  private readonly lifetime = new AbortController();
+  private elector: LeaderElector | undefined;
+  private election: Promise<void> | undefined;
+  private health: HealthServer | undefined;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private startPromise: Promise<void> | undefined;
+  private stopPromise: Promise<void> | undefined;
+  private isSynced = false;
+
+  constructor(parts: CoreParts<Obj>) {
+    this.parts = parts;
+    const c = parts.config;
+    this.config = c;
+    this.noun = parts.noun;
+    // Long-lived: many concurrent requests (watches, Lease, CRD) listen on it at once; not a leak (R5).
+    setMaxListeners(0, this.lifetime.signal);
+    this.logger = new FlatLogger(c.logger, { controller: c.name });
+    this.client = makeClient(
+      c.name,
+      c.kubeConfig,
+      c.resource !== undefined || c.leaderElection !== false || c.crd !== undefined,
+    );
+    if (c.finalizer !== false && this.client === undefined) {
+      throw new InvalidConfigError(
+        'config.finalizer needs an API connection: pass config.kubeConfig (or set KUBECONFIG), or set finalizer: false',
+      );
+    }
+    if (c.finalizer !== false && c.resource === undefined) {
+      throw new InvalidConfigError(
+        'config.finalizer needs config.resource (the kind whose objects get the finalizer), or set finalizer: false',
+      );
+    }
+    if ((c.leaderElection !== false || c.crd !== undefined) && this.client === undefined) {
+      throw new InvalidConfigError(
+        'config.leaderElection and config.crd need an API connection: pass config.kubeConfig',
+      );
+    }
+    if (this.client !== undefined) {
+      const informers =
+        c.informers ?? new InformerCache({ client: this.client, logger: this.logger, registry: c.registry });
+      this.sources = new SourceSet<Obj>(this.logger, informers);
+    }
+    this.controllerMetrics = new ControllerMetrics({ registry: c.registry, controller: c.name });
+    this.controllerMetrics.setMaxConcurrentReconciles(c.workers);
+    this.memory = new RemovedFinalizerMemory(
+      c.resyncPeriodMs > 0 ? 3 * c.resyncPeriodMs : DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
+    );
+    if (this.client !== undefined && c.events !== false) {
+      this.events = new EventRecorder({ client: this.client, component: c.name, logger: this.logger });
+    }
+    if (this.client !== undefined && c.errorCondition !== false) {
+      this.errorConditions = new ErrorConditionWriter({
+        client: this.client,
+        type: c.errorCondition.type,
+        ...(c.resource === undefined ? {} : { resource: c.resource }),
+        logger: this.logger,
+      });
+    }
+    this.pool = new WorkerPool({
+      name: c.name,
+      workers: c.workers,
+      minIntervalMs: c.minReconcileIntervalMs,
+      rateLimiter: c.rateLimiter,
+      registry: c.registry,
+      metrics: this.controllerMetrics,
+      logger: this.logger,
+      process: (queue, key, signal) => this.process(queue, key, signal),
+    });
+    this.runner = new PassRunner<Obj>({
+      body: parts.body,
+      finalizer: c.finalizer,
+      pauseAnnotations: c.pauseAnnotations,
+      logger: this.logger,
+      metrics: this.controllerMetrics,
+      failures: new FailureReporter({
+        metrics: this.controllerMetrics,
+        events: this.events,
+        errorConditions: this.errorConditions,
+      }),
+      memory: this.memory,
+      finalizers: this.finalizerOps(),
+      reconcileTimeoutMs: c.reconcileTimeoutMs,
+      prepareContext: (ctx, obj) => {
+        this.prepareContext(ctx, obj);
+      },
+    });
+  }
+
+  /** The Prometheus registry holding every metric of this controller. */
+  get metrics(): Registry {
+    return this.config.registry;
+  }
+
+  /** True once every watched kind's first list is in (immediately after start without `resource`). */
+  get synced(): boolean {
+    return this.isSynced;
+  }
+
+  /** True while started, synced and not stopping: it reconciles (or stands by as a follower). */
+  get ready(): boolean {
+    return this.isSynced && this.stopPromise === undefined && this.sources?.problem() === undefined;
+  }
+
+  /** Why the controller is not ready, or undefined when it is. */
+  get notReadyReason(): string | undefined {
+    if (this.stopPromise !== undefined) return 'shutting down';
+    if (!this.isSynced) return 'caches not synced yet';
+    return this.sources?.problem();
+  }
+
+  /** True while this replica runs workers (always, without leader election). */
+  get leading(): boolean {
+    return this.pool.running;
+  }
+
+  /** Base URL of the health server once listening (`http://127.0.0.1:8080`), else undefined. */
+  get healthUrl(): string | undefined {
+    return this.health?.url;
+  }
+
+  /** The cache of a watched kind (see `SourceSet.cache`), or undefined when not watched. */
+  cache(kind: string, apiVersion?: string): Store | undefined {
+    return this.sources?.cache(kind, apiVersion);
+  }
+
+  /** Runs a pass for `key` (deduplicated while it waits; never two at once). */
+  enqueue(key: string): void {
+    this.pool.add(key);
+  }
+
+  /** Informer drop-in: remembers `newObj` and enqueues its key (level-triggered: the latest wins). */
+  updateFunc(key: string, newObj: Obj): void {
+    this.objects.remember(key, newObj);
+    this.pool.add(key);
+  }
+
+  /** Informer drop-in: forgets `obj`; with finalizers off its delete path runs with this last state. */
+  deleteFunc(key: string, obj: Obj): void {
+    this.objects.gone(key, this.config.finalizer === false ? obj : undefined);
+    this.pool.add(key);
+  }
+
+  /** Starts watching and reconciling; resolves once the caches are synced and workers run (or stand by). */
+  start(): Promise<void> {
+    if (this.stopPromise !== undefined)
+      return Promise.reject(new Error(`${this.noun} was stopped; create a new one`));
+    this.startPromise ??= this.run().catch(async (err: unknown) => {
+      this.logger.error(`${this.noun} failed to start`, { err });
+      await this.stop();
+      throw err;
+    });
+    return this.startPromise;
+  }
+
+  /** Stops gracefully (see docs/shutdown.md). Idempotent. */
+  stop(): Promise<void> {
+    this.stopPromise ??= this.shutdown();
+    return this.stopPromise;
+  }
+
+  /** Starts the workers under `leaderSignal` (external leadership: an Operator's Lease). */
+  startWorkers(leaderSignal: AbortSignal): void {
+    if (this.stopPromise === undefined && this.isSynced) this.pool.start(leaderSignal, this.knownKeys());
+  }
+
+  /** Stops the workers at once, aborting in-flight passes (leadership lost). */
+  stopWorkers(reason: string): void {
+    this.pool.stopNow(reason);
+  }
+
+  private prepareContext(ctx: ReconcileContext, obj: Obj): void {
+    if (this.client !== undefined) ctx.set(clientKey, this.client);
+    ctx.set(cacheKey, (kind: string, apiVersion?: string) => this.cache(kind, apiVersion));
+    const events = this.events;
+    if (events !== undefined) {
+      const signal = this.lifetime.signal;
+      ctx.set(eventRecorderKey, (event: RecordedEvent, about?: KubernetesObject) => {
+        events.record(about ?? obj, event, signal);
+      });
+    }
+  }
+
+  private async run(): Promise<void> {
+    const c = this.config;
+    const signal = this.lifetime.signal;
+    const deadline =
+      c.cacheSyncTimeoutMs > 0
+        ? AbortSignal.any([signal, AbortSignal.timeout(c.cacheSyncTimeoutMs)])
+        : signal;
+    if (c.healthServer !== false) {
+      this.health = new HealthServer({
+        ...c.healthServer,
+        registry: c.registry,
+        readinessChecks: {
+          'cache-synced': () => (this.isSynced ? undefined : 'caches not synced yet'),
+          'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
+          'watches-healthy': () => this.sources?.problem(),
+        },
+      });
+      const url = await this.health.start(signal);
+      this.logger.info('health server listening', { url });
+    }
+    if (this.client !== undefined && c.crd !== undefined) {
+      const client = this.client;
+      const crd = c.crd;
+      await retryWithHints('ensuring the CustomResourceDefinition', this.logger, deadline, () =>
+        ensureCrd(client, crd, this.logger, deadline),
+      );
+    }
+    if (this.client !== undefined && this.sources !== undefined && c.resource !== undefined) {
+      await this.sources.start(
+        this.client,
+        {
+          resource: c.resource,
+          owns: c.owns,
+          watches: this.parts.watches ?? [],
+          predicates: this.parts.predicates ?? [],
+        },
+        this.sourceHandlers(),
+        deadline,
+        c.cacheSyncTimeoutMs,
+      );
+    }
+    this.isSynced = true;
+    this.scheduleResync();
+    if (this.parts.externalLeadership === true) {
+      this.logger.info(`${this.noun} synced; workers start with the operator's leadership`);
+      return;
+    }
+    if (c.leaderElection !== false && this.client !== undefined) {
+      const le = c.leaderElection;
+      this.elector = new LeaderElector({
+        client: this.client,
+        ...le,
+        logger: this.logger,
+        registry: c.registry,
+      });
+      this.election = this.elector
+        .run(signal, {
+          onStartedLeading: (leaderSignal) => {
+            if (this.stopPromise === undefined) this.pool.start(leaderSignal, this.knownKeys());
+          },
+          onStoppedLeading: () => {
+            this.pool.stopNow('leadership lost');
+          },
+        })
+        .catch((err: unknown) => {
+          this.logger.error('leader election failed', { err });
+        });
+    } else {
+      this.pool.start(signal, this.knownKeys());
+    }
+    this.logger.info(`${this.noun} started`, {
+      workers: c.workers,
+      leaderElection: c.leaderElection !== false,
+    });
+  }
+
+  private sourceHandlers(): SourceHandlers<Obj> {
+    const filtering = this.config.retryPolicy !== undefined;
+    return {
+      changed: (key, obj, old) => {
+        this.objects.seen(key);
+        if (this.ledger.failing(key)) {
+          // A failing key waits for its retry (or, given up or terminal, for a real change): a status
+          // write (our own error condition among them) is not a reason to run it again early.
+          if (!freshChange(old, obj)) {
+            if (filtering || this.ledger.isTerminal(key)) return;
+          } else this.ledger.reset(key);
+        }
+        this.pool.add(key);
+      },
+      deleted: (key, obj) => {
+        this.objects.gone(key, this.config.finalizer === false ? obj : undefined);
+        this.ledger.reset(key);
+        this.ownPatches.delete(key);
+        this.pool.add(key);
+      },
+      touched: (key) => {
+        this.pool.add(key);
+      },
+      sourceError: (source, err) => {
+        this.controllerMetrics.observeSourceError(source);
+        this.logger.error(`watch source ${source}: event dropped`, { err });
+      },
+    };
+  }
+
+  private async process(queue: WorkQueue, key: string, signal: AbortSignal): Promise<void> {
+    let fromStore = this.sources?.primary?.get(key);
+    if (this.ownPatches.size > 0 && fromStore !== undefined) fromStore = this.latest(key, fromStore);
+    const obj = fromStore ?? this.objects.remembers(key);
+    const tombstone = obj === undefined ? this.objects.tombstone(key) : undefined;
+    if (obj !== undefined && this.ledger.isTerminal(key) && !obj.metadata?.deletionTimestamp) {
+      this.logger.debug('failed terminally; waiting for the object to change', { object: key });
+      return;
+    }
+    const outcome = await this.runner.reconcile(key, obj, tombstone, this.ledger.attempt(key), signal);
+    switch (outcome.result) {
+      case 'success':
+        queue.forget(key);
+        this.ledger.reset(key);
+        if (outcome.added === undefined) this.errorConditions?.succeeded(key, signal);
+        if (outcome.tombstoneDone === true) {
+          if (tombstone !== undefined) this.objects.tombstoneDone(key, tombstone);
+          if (obj === undefined) this.parts.body.forget?.(key);
+        }
+        if (outcome.added !== undefined) {
+          if (fromStore === undefined) {
+            // Without a watch on this object nobody else would deliver the patched version.
+            this.objects.remember(key, outcome.added as Obj);
+            queue.add(key);
+          } else if ((this.parts.predicates?.length ?? 0) > 0) {
+            // A predicate may filter the watch event of our own patch: run the next pass ourselves (S11).
+            this.ownPatches.set(key, outcome.added as Obj);
+            queue.add(key);
+          }
+        }
+        return;
+      case 'requeue_after':
+        queue.forget(key);
+        this.ledger.reset(key);
+        this.errorConditions?.succeeded(key, signal);
+        queue.addAfter(key, outcome.delayMs);
+        return;
+      case 'requeue':
+        queue.addRateLimited(key);
+        return;
+      case 'error':
+        // The runner logged it, posted the Warning Event and wrote the error condition.
+        this.retry(queue, key, outcome.error, outcome.terminal);
+        return;
+      case 'aborted':
+        return;
+    }
+  }
+
+  /** After a failed pass: retry per the RetryPolicy, else the rate limiter; terminal errors wait. */
+  private retry(queue: WorkQueue, key: string, error: unknown, terminal: boolean): void {
+    const attempt = this.ledger.failed(key, terminal);
+    if (terminal) {
+      queue.forget(key);
+      return;
+    }
+    const policy = this.config.retryPolicy;
+    if (policy === undefined) {
+      queue.addRateLimited(key);
+      return;
+    }
+    let decision;
+    try {
+      decision = policy(error, attempt);
+    } catch (err) {
+      this.logger.error('retryPolicy threw; using the per-key backoff', { err, object: key });
+      queue.addRateLimited(key);
+      return;
+    }
+    if (decision.retry && Number.isFinite(decision.delayMs) && decision.delayMs >= 0) {
+      queue.addAfter(key, decision.delayMs);
+    } else {
+      queue.forget(key);
+      this.logger.warn('retry policy gave up; waiting for the object to change', { object: key, attempt });
+    }
+  }
+
+  /** The newer of the cached object and our own finalizer patch of it (S11). */
+  private latest(key: string, cached: Obj): Obj {
+    const patched = this.ownPatches.get(key);
+    if (patched === undefined) return cached;
+    const finalizer = this.config.finalizer;
+    if (
+      finalizer === false ||
+      hasFinalizer(cached, finalizer) ||
+      cached.metadata?.uid !== patched.metadata?.uid ||
+      Boolean(cached.metadata?.deletionTimestamp)
+    ) {
+      this.ownPatches.delete(key);
+      return cached;
+    }
+    return patched;
+  }
+
+  private knownKeys(): Set<string> {
+    const keys = new Set<string>(this.objects.keys());
+    for (const key of this.sources?.primary?.keys() ?? []) keys.add(key);
+    return keys;
+  }
+
+  private scheduleResync(): void {
+    const period = this.config.resyncPeriodMs;
+    if (period <= 0 || this.stopPromise !== undefined) return;
+    this.resyncTimer = setTimeout(
+      () => {
+        this.logger.debug('resync: enqueueing every cached object');
+        for (const key of this.knownKeys()) this.pool.add(key);
+        this.scheduleResync();
+      },
+      jitter(period, DEFAULT_RESYNC_JITTER),
+    );
+    this.resyncTimer.unref();
+  }
+
+  private async shutdown(): Promise<void> {
+    const c = this.config;
+    this.logger.info(`stopping ${this.noun}: draining in-flight reconciles`, { graceMs: c.gracefulShutdownMs });
+    clearTimeout(this.resyncTimer);
+    if (await this.pool.close(c.gracefulShutdownMs)) {
+      this.logger.warn('grace period over: aborted in-flight reconciles');
+    }
+    this.lifetime.abort(new Error(`${this.noun} stopped`));
+    await this.election;
+    await this.sources?.stop();
+    const flushDeadline = new AbortController();
+    await Promise.race([
+      Promise.all([this.events?.flush(), this.errorConditions?.flush()]),
+      sleep(EVENT_FLUSH_TIMEOUT_MS, flushDeadline.signal).catch(() => undefined),
+    ]);
+    flushDeadline.abort();
+    await this.health?.close();
+    this.client?.close();
+    this.isSynced = false;
+    this.logger.info(`${this.noun} stopped`);
+  }
+
+  private finalizerOps(): FinalizerOps<Obj> | undefined {
+    const { finalizer, resource, backOffFactory } = this.config;
+    const client = this.client;
+    if (finalizer === false || client === undefined || resource === undefined) return undefined;
+    return {
+      add: (obj, signal) => addFinalizer(client, resource, obj, finalizer, backOffFactory, signal),
+      remove: (obj, signal) => removeFinalizer(client, resource, obj, finalizer, backOffFactory, signal),
+    };
+  }
+}

@@ -1,0 +1,133 @@
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { InformerCache } from '../watch/informer-cache.js';
+import type { RetryPolicy } from './retry-policy.js';
+import type { Registry } from 'prom-client';
+import type { RateLimiter } from '../queue/rate-limiter.js';
+import type { Logger } from '../observability/logger.js';
+import type { BackOffFactory } from '../util/backoff.js';
+
+/** The kind the framework reconciles, and which of its objects. */
+export interface FrameworkResource {
+  /** `group/version` (or `v1`). */
+  apiVersion: string;
+  /** Kind, e.g. `Website`. */
+  kind: string;
+  /** Plural resource name. Default: found through discovery. */
+  plural?: string;
+  /** Only this namespace. Default: all namespaces. */
+  namespace?: string;
+  /** Only objects matching this label selector. Default: all. */
+  labelSelector?: string;
+  /** Only objects matching this field selector. Default: all. */
+  fieldSelector?: string;
+}
+
+/** A kind whose objects the reconciled kind owns (by ownerReference). */
+export interface OwnedResource {
+  /** `group/version` (or `v1`). */
+  apiVersion: string;
+  /** Kind, e.g. `ConfigMap`. */
+  kind: string;
+  /** Plural resource name. Default: found through discovery. */
+  plural?: string;
+  /** Only this namespace. Default: the reconciled resource's namespace, else all. */
+  namespace?: string;
+  /** Only owned objects matching this label selector (smaller cache). Default: all. */
+  labelSelector?: string;
+}
+
+/** Lease-based leader election settings. */
+export interface LeaderElectionOptions {
+  /** Name of the coordination.k8s.io/v1 Lease. Required. */
+  leaseName: string;
+  /** Namespace of the Lease. Required. */
+  namespace: string;
+  /** This replica's identity. Default: host name + random suffix. */
+  identity?: string;
+  /**
+   * Lease duration. Default 15 s: a standby takes over within this plus about two retry periods after
+   * the leader vanished (≈ 19 s by default), and about at once after a graceful stop (the Lease is released).
+   */
+  leaseDurationMs?: number;
+  /** The leader steps down if it could not renew for this long. Default 10 s. */
+  renewDeadlineMs?: number;
+  /** Interval between acquire/renew attempts (±20 % jitter); also the takeover lag beyond the lease. Default 2 s. */
+  retryPeriodMs?: number;
+}
+
+/** Where the health server listens. */
+export interface HealthServerConfig {
+  /** Bind address. Default 127.0.0.1. */
+  host?: string;
+  /** Port; 0 picks a free one. Default 8080. */
+  port?: number;
+}
+
+/**
+ * The options every front end shares (`Framework`, `Controller`, later ones): the engine's watches,
+ * queue, workers, finalizer, leadership, health, metrics, Events and shutdown. Only `name` is required.
+ */
+export interface CoreConfig {
+  /** Controller name: metrics `controller` label, logs, Event source, default finalizer. Required. */
+  name: string;
+  /** API server connection. Default: `KUBECONFIG`, then `~/.kube/config`, then in-cluster. */
+  kubeConfig?: KubeConfig;
+  /**
+   * The kind to list and watch. Default: none — the framework then only reconciles what is fed to
+   * `updateFunc`/`deleteFunc` (an informer of your own, or benchmarks).
+   */
+  resource?: FrameworkResource;
+  /** A CustomResourceDefinition to create when missing; `start()` waits until it is Established. */
+  crd?: KubernetesObject;
+  /** Kinds owned by the reconciled kind: watched, cached, and their changes enqueue the owner. Default none. */
+  owns?: readonly OwnedResource[];
+  /** Concurrent reconciles (never two on one key). Default 1. */
+  workers?: number;
+  /**
+   * Minimum time between the starts of two reconciles of one object; 0 disables. Default 100 ms: an idle
+   * object runs at once, one changed again while or right after it runs waits, so bursts coalesce.
+   */
+  minReconcileIntervalMs?: number;
+  /** Re-run every cached object this often, ±10 % jitter; 0 disables. Default 5 min. */
+  resyncPeriodMs?: number;
+  /** Finalizer name, or false to manage none. Default `reconcilekit.io/<name>` (Framework; `Controller`: only with `cleanup`). */
+  finalizer?: string | false;
+  /** Annotations pausing reconciliation when set to "true". Default reconcilekit.io/paused and cluster.x-k8s.io/paused. */
+  pauseAnnotations?: readonly string[];
+  /** Backoff of engine API calls (finalizer patches, CRD creation). Default: the core's defaultBackOffFactory. */
+  backOffFactory?: BackOffFactory;
+  /** Per-key requeue delays after errors. Default 5 ms × 2, capped at 1000 s, reset on success. */
+  rateLimiter?: RateLimiter;
+  /** Logger. Default: `createLogger()` (JSON lines on stdout, level from LOG_LEVEL). */
+  logger?: Logger;
+  /** Prometheus registry for every metric. Default: a new Registry (never the global one). */
+  registry?: Registry;
+  /** Lease-based leader election, or false. Default false (every replica reconciles). */
+  leaderElection?: LeaderElectionOptions | false;
+  /** `/healthz`, `/readyz`, `/metrics` server, or false. Default false (embed the framework freely). */
+  healthServer?: HealthServerConfig | false;
+  /** Abort a reconcile (through its signal) after this long; counts as an error. 0 disables. Default 0. */
+  reconcileTimeoutMs?: number;
+  /** Time `stop()` lets in-flight reconciles finish before aborting them. Default 30 s. */
+  gracefulShutdownMs?: number;
+  /** How long `start()` waits for the caches to fill; 0 waits forever. Default 2 min. */
+  cacheSyncTimeoutMs?: number;
+  /** Post Kubernetes Events (Warning on errors). Default true when there is an API connection. */
+  events?: boolean;
+  /**
+   * Condition set to False (reason and message of the error) on the status of an object whose reconcile
+   * failed, or false for none. Default `{ type: 'Ready' }` on kinds with a status subresource (issue 7:
+   * failures visible on the object). Removed after the next success unless your status changed it.
+   */
+  errorCondition?: { type?: string } | false;
+  /**
+   * Shared watches: controllers given the same cache share one list+watch and one store per
+   * (apiVersion, kind, namespace, selectors). Default: a private cache. `Operator` passes its own.
+   */
+  informers?: InformerCache;
+  /**
+   * Decides retries after a failed pass (`exponentialBackoffRetryPolicy`, `DEFAULT_RETRY_POLICY`): it can
+   * give up until the object changes. Default none: the unlimited per-key backoff of `rateLimiter`.
+   */
+  retryPolicy?: RetryPolicy;
+}

@@ -1,0 +1,111 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import type { ObjectClient } from '../kube/object-client.js';
+import type { ResourceRef } from '../kube/resource-ref.js';
+import type { Logger } from '../observability/logger.js';
+import { silentLogger } from '../observability/logger-silent.js';
+import { Informer } from './informer.js';
+
+/** What to watch through an {@link InformerCache}. */
+export type InformerSource = ResourceRef & { labelSelector?: string; fieldSelector?: string };
+
+/** Options of an {@link InformerCache}. */
+export interface InformerCacheOptions {
+  /** Client for every list and watch. Required. */
+  client: ObjectClient;
+  /** Logger of the watches. Default: silent. */
+  logger?: Logger;
+  /** Registry for the watch metrics (`reconcilekit_watch_*`). Default: none. */
+  registry?: Registry;
+}
+
+interface Entry {
+  informer: Informer;
+  users: number;
+}
+
+/**
+ * Shared informers for the controllers of one process (controller-runtime's cache): controllers that
+ * watch the same apiVersion, kind, namespace and selectors get the same started `Informer` — one list,
+ * one watch, one store — reference-counted and stopped when its last user releases it.
+ *
+ * The key includes the version, not only the group: two versions of a kind are served with different
+ * shapes, and an informer hands its objects out unconverted.
+ */
+export class InformerCache {
+  private readonly o: InformerCacheOptions;
+  private readonly entries = new Map<string, Entry>();
+  private readonly keys = new WeakMap<Informer, string>();
+
+  constructor(options: InformerCacheOptions) {
+    if (typeof options !== 'object' || options === null || typeof options.client?.list !== 'function') {
+      throw new InvalidConfigError('new InformerCache({ client }): client must be an ObjectClient');
+    }
+    this.o = options;
+  }
+
+  /** The client the informers list and watch with. */
+  get client(): ObjectClient {
+    return this.o.client;
+  }
+
+  /** Number of distinct informers in use (for tests and the debug page). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * The started informer for `source`, shared with every other user of the same source. Give it back
+   * with {@link release} when done (each `acquire` needs one `release`).
+   */
+  acquire<T extends KubernetesObject = KubernetesObject>(source: InformerSource): Informer<T> {
+    const key = informerKey(source);
+    let entry = this.entries.get(key);
+    if (entry === undefined) {
+      const informer = new Informer({
+        client: this.o.client,
+        resource: { ...source },
+        logger: (this.o.logger ?? silentLogger()).child({ watch: source.kind }),
+        ...(this.o.registry === undefined ? {} : { registry: this.o.registry }),
+      });
+      entry = { informer, users: 0 };
+      this.entries.set(key, entry);
+      this.keys.set(informer, key);
+      informer.start();
+    }
+    entry.users += 1;
+    return entry.informer as unknown as Informer<T>;
+  }
+
+  /** Returns an informer from {@link acquire}; the last release stops its watch. */
+  async release(informer: Informer<KubernetesObject> | Informer): Promise<void> {
+    const key = this.keys.get(informer as Informer);
+    if (key === undefined) return;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    entry.users -= 1;
+    if (entry.users > 0) return;
+    this.entries.delete(key);
+    this.keys.delete(informer as Informer);
+    await entry.informer.stop();
+  }
+
+  /** Stops every informer at once (process shutdown). */
+  async stop(): Promise<void> {
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.allSettled(all.map((e) => e.informer.stop()));
+  }
+}
+
+/** The identity of a watch: apiVersion, kind, namespace and selectors. */
+export function informerKey(source: InformerSource): string {
+  return [
+    source.apiVersion,
+    source.kind,
+    source.namespace ?? '',
+    source.labelSelector ?? '',
+    source.fieldSelector ?? '',
+  ].join('\u0000');
+}
