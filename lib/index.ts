@@ -199,13 +199,14 @@ export {
 export { Framework } from './framework/framework.js';
 export type {
   FrameworkConfig,
+  CoreConfig,
   FrameworkResource,
   OwnedResource,
   LeaderElectionOptions,
   HealthServerConfig,
 } from './framework/framework-config.js';
 export { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './framework/resolve-config.js';
-export { clientKey, cacheKey } from './framework/context-keys.js';
+export { clientKey, cacheKey, eventRecorderKey, type RecordEvent } from './framework/context-keys.js';
 export { requeueAfter, requeueAfterKey } from './framework/requeue.js';
 export {
   ReconcileTimeoutError,
@@ -264,3 +265,46 @@ export {
 } from './observability/event-recorder.js';
 export { HealthServer, type HealthServerOptions, type HealthCheck } from './observability/health-server.js';
 // end engine/framework
+
+// --- controller core and front ends (issue 10) ---
+export { ControllerCore, type CoreParts } from './framework/controller-core.js';
+export type { PassBody, PassPlan, PassInfo, PassVerdict } from './framework/pass-body.js';
+export {
+  resolveCoreConfig,
+  type ResolvedCoreConfig,
+  type CoreConfigUsage,
+} from './framework/resolve-core-config.js';
+export {
+  exponentialBackoffRetryPolicy,
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicy,
+  type RetryDecision,
+} from './framework/retry-policy.js';
+export { TerminalError, isTerminalError } from './framework/terminal-error.js';
+export { predicates, type Predicate, type SourceEvent } from './framework/predicates.js';
+export { mappedKeys, type WatchSource, type MappedKey } from './framework/watch-source.js';
+export { groupKind } from './framework/source-set.js';
+export {
+  InformerCache,
+  informerKey,
+  type InformerCacheOptions,
+  type InformerSource,
+} from './watch/informer-cache.js';
+export { Controller } from './controller/controller.js';
+export type { ControllerConfig } from './controller/controller-config.js';
+export {
+  resolveControllerConfig,
+  type ResolvedControllerConfig,
+} from './controller/resolve-controller-config.js';
+export {
+  ReconcileAction,
+  type ReconcileRequest,
+  type ReconcileResult,
+  type ReconcileFunction,
+  type Reconciler,
+} from './controller/reconcile-types.js';
+export {
+  ReconcileError,
+  isReconcileError,
+  type ReconcileErrorOptions,
+} from './controller/reconcile-error.js';

@@ -27,5 +27,6 @@ export type RecordEvent = (event: RecordedEvent, obj?: KubernetesObject) => void
  * posts an Event on the object of this pass (or on `obj`), aggregated like the engine's own Warning
  * Events. Set when the controller has an API connection and `events` is not false.
  */
-export const eventRecorderKey: ContextKey<RecordEvent> =
-  defineContextKey<RecordEvent>('reconcilekit.eventRecorder');
+export const eventRecorderKey: ContextKey<RecordEvent> = defineContextKey<RecordEvent>(
+  'reconcilekit.eventRecorder',
+);

@@ -485,7 +485,9 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
 
   private async shutdown(): Promise<void> {
     const c = this.config;
-    this.logger.info(`stopping ${this.noun}: draining in-flight reconciles`, { graceMs: c.gracefulShutdownMs });
+    this.logger.info(`stopping ${this.noun}: draining in-flight reconciles`, {
+      graceMs: c.gracefulShutdownMs,
+    });
     clearTimeout(this.resyncTimer);
     if (await this.pool.close(c.gracefulShutdownMs)) {
       this.logger.warn('grace period over: aborted in-flight reconciles');

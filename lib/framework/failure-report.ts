@@ -35,10 +35,15 @@ export class FailureReporter {
     if (isReconcileTimeout(error)) this.o.metrics.observeTimeout();
     if (options.terminal) this.o.metrics.observeTerminal();
     const reason = errorReason(error);
-    logger.error(options.terminal ? 'failed to reconcile (terminal: no retry until the object changes)' : 'failed to reconcile', {
-      reason,
-      err: error,
-    });
+    logger.error(
+      options.terminal
+        ? 'failed to reconcile (terminal: no retry until the object changes)'
+        : 'failed to reconcile',
+      {
+        reason,
+        err: error,
+      },
+    );
     this.o.events?.record(
       target,
       { type: 'Warning', reason, message: errorMessage(error), action: 'Reconcile' },

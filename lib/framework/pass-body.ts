@@ -10,7 +10,8 @@ import type { StepFlow } from '../util/maybe-async.js';
  * - `keepFinalizer`: not a failure, but not finished either (CRUD `finalizersKept`/`reconciliationCanceled`):
  *   the finalizer stays and the key runs again with the per-key backoff (`result="requeue"`).
  */
-export type PassVerdict = { kind: 'done' } | { kind: 'requeueAfter'; delayMs: number } | { kind: 'keepFinalizer' };
+export type PassVerdict =
+  { kind: 'done' } | { kind: 'requeueAfter'; delayMs: number } | { kind: 'keepFinalizer' };
 
 /** What the engine knows about the pass it asks a front end to plan. */
 export interface PassInfo {

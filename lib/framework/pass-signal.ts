@@ -10,7 +10,11 @@ export interface PassSignal {
   dispose(): void;
 }
 
-const NO_TIMEOUT = (signal: AbortSignal): PassSignal => ({ signal, timedOut: undefined, dispose: () => undefined });
+const NO_TIMEOUT = (signal: AbortSignal): PassSignal => ({
+  signal,
+  timedOut: undefined,
+  dispose: () => undefined,
+});
 
 /**
  * Without a timeout the worker's signal is the pass's signal: no per-pass AbortController. With one, a

@@ -3,9 +3,7 @@ import { InvalidConfigError } from '../errors/invalid-config-error.js';
 
 /** One change seen by a watch, as predicates see it (an update carries the previous object). */
 export type SourceEvent<T extends KubernetesObject = KubernetesObject> =
-  | { type: 'add'; object: T }
-  | { type: 'update'; old: T; object: T }
-  | { type: 'delete'; object: T };
+  { type: 'add'; object: T } | { type: 'update'; old: T; object: T } | { type: 'delete'; object: T };
 
 /**
  * Filters watch events before they enqueue anything (controller-runtime's predicates). Several

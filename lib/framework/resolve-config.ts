@@ -5,8 +5,9 @@ import type { FrameworkConfig } from './framework-config.js';
 import { fail, isObject, resolveCoreConfig, type ResolvedCoreConfig } from './resolve-core-config.js';
 
 /** A {@link FrameworkConfig} with every default applied and every field checked. */
-export interface ResolvedFrameworkConfig<Obj extends KubernetesObject = KubernetesObject>
-  extends ResolvedCoreConfig {
+export interface ResolvedFrameworkConfig<
+  Obj extends KubernetesObject = KubernetesObject,
+> extends ResolvedCoreConfig {
   router: ResourceRouter<Obj>;
 }
 

@@ -268,7 +268,9 @@ export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): Res
   const informers: unknown = c.informers;
   if (
     informers !== undefined &&
-    (!isObject(informers) || typeof informers.acquire !== 'function' || typeof informers.release !== 'function')
+    (!isObject(informers) ||
+      typeof informers.acquire !== 'function' ||
+      typeof informers.release !== 'function')
   ) {
     fail('config.informers must be an InformerCache (new InformerCache({ client }))');
   }

@@ -149,7 +149,11 @@ export class SourceSet<Obj extends KubernetesObject> {
         if (typeof keys === 'string') handlers.sourceError(name, new TypeError(keys));
         else for (const key of keys) handlers.touched(key);
       };
-      const { map: _map, predicates: _predicates, ...ref } = source;
+      const ref: InformerSource = { apiVersion: source.apiVersion, kind: source.kind };
+      for (const field of ['plural', 'namespace', 'labelSelector', 'fieldSelector'] as const) {
+        const value = source[field];
+        if (value !== undefined) ref[field] = value;
+      }
       this.subscribe(this.add(ref), {
         add: (obj) => {
           if (sourcePasses({ type: 'add', object: obj })) touch(obj);

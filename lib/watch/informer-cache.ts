@@ -39,7 +39,12 @@ export class InformerCache {
   private readonly keys = new WeakMap<Informer, string>();
 
   constructor(options: InformerCacheOptions) {
-    if (typeof options !== 'object' || options === null || typeof options.client?.list !== 'function') {
+    const client: unknown = (options as Partial<InformerCacheOptions> | null | undefined)?.client;
+    if (
+      typeof client !== 'object' ||
+      client === null ||
+      typeof (client as ObjectClient).list !== 'function'
+    ) {
       throw new InvalidConfigError('new InformerCache({ client }): client must be an ObjectClient');
     }
     this.o = options;
@@ -79,15 +84,15 @@ export class InformerCache {
   }
 
   /** Returns an informer from {@link acquire}; the last release stops its watch. */
-  async release(informer: Informer<KubernetesObject> | Informer): Promise<void> {
-    const key = this.keys.get(informer as Informer);
+  async release(informer: Informer): Promise<void> {
+    const key = this.keys.get(informer);
     if (key === undefined) return;
     const entry = this.entries.get(key);
     if (entry === undefined) return;
     entry.users -= 1;
     if (entry.users > 0) return;
     this.entries.delete(key);
-    this.keys.delete(informer as Informer);
+    this.keys.delete(informer);
     await entry.informer.stop();
   }
 

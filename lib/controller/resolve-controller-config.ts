@@ -1,0 +1,92 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { finalizerName } from '../framework/finalizer-patch.js';
+import type { Predicate } from '../framework/predicates.js';
+import {
+  fail,
+  isObject,
+  resolveCoreConfig,
+  resourceRef,
+  type ResolvedCoreConfig,
+} from '../framework/resolve-core-config.js';
+import type { WatchSource } from '../framework/watch-source.js';
+import type { ControllerConfig } from './controller-config.js';
+import type { Reconciler } from './reconcile-types.js';
+
+/** A {@link ControllerConfig} with every default applied and every field checked. */
+export interface ResolvedControllerConfig<
+  Obj extends KubernetesObject = KubernetesObject,
+> extends ResolvedCoreConfig {
+  resource: NonNullable<ResolvedCoreConfig['resource']>;
+  reconciler: Reconciler<Obj>;
+  watches: readonly WatchSource[];
+  predicates: readonly Predicate<Obj>[];
+}
+
+const USAGE = 'new Controller({ name, resource: { apiVersion, kind }, reconciler: async (ctx, req) => {} })';
+
+function reconcilerOf<Obj extends KubernetesObject>(value: unknown): Reconciler<Obj> {
+  if (typeof value === 'function') return { reconcile: value as Reconciler<Obj>['reconcile'] };
+  if (!isObject(value) || typeof value.reconcile !== 'function') {
+    fail(
+      'config.reconciler must be a function (ctx, req) => result, or an object { reconcile(ctx, req), cleanup?(ctx, req) }',
+    );
+  }
+  if (value.cleanup !== undefined && typeof value.cleanup !== 'function') {
+    fail('config.reconciler.cleanup must be a function (ctx, req) => result, or left out');
+  }
+  return value as unknown as Reconciler<Obj>;
+}
+
+function predicateList(value: unknown, field: string): readonly unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value))
+    fail(`${field} must be an array of predicates, e.g. [predicates.generationChanged()]`);
+  value.forEach((p, i) => {
+    if (typeof p !== 'function') fail(`${field}[${i}] must be a predicate function (event) => boolean`);
+  });
+  return value as unknown[];
+}
+
+/**
+ * Checks `config` and applies every default. Throws `InvalidConfigError` naming the field and what to
+ * change.
+ */
+export function resolveControllerConfig<Obj extends KubernetesObject>(
+  config: ControllerConfig<Obj>,
+): ResolvedControllerConfig<Obj> {
+  if (!isObject(config)) fail(`config must be an object: ${USAGE}`);
+  if ((config as { resource?: unknown }).resource === undefined) {
+    fail(
+      "config.resource is required: the kind to reconcile, e.g. { apiVersion: 'example.com/v1', kind: 'Widget' }",
+    );
+  }
+  if ((config as { reconciler?: unknown }).reconciler === undefined) {
+    fail('config.reconciler is required: a function (ctx, req) => result, or { reconcile, cleanup? }');
+  }
+  const reconciler = reconcilerOf<Obj>(config.reconciler);
+  const core = resolveCoreConfig(config, {
+    usage: USAGE,
+    defaultFinalizer: (name) => (reconciler.cleanup === undefined ? false : finalizerName(name)),
+  });
+  const resource = resourceRef(config.resource, 'config.resource');
+  let watches: readonly WatchSource[] = [];
+  if (config.watches !== undefined) {
+    if (!Array.isArray(config.watches)) {
+      fail('config.watches must be an array of { apiVersion, kind, map(obj) => keys }');
+    }
+    watches = config.watches.map((source: unknown, i) => {
+      const field = `config.watches[${i}]`;
+      resourceRef(source, field);
+      const s = source as Record<string, unknown>;
+      if (typeof s.map !== 'function') {
+        fail(
+          `${field}.map is required: a function (obj) => keys of the objects to reconcile, e.g. (cm) => [\`\${cm.metadata.namespace}/\${cm.metadata.labels.widget}\`]`,
+        );
+      }
+      predicateList(s.predicates, `${field}.predicates`);
+      return source as WatchSource;
+    });
+  }
+  const predicates = predicateList(config.predicates, 'config.predicates') as readonly Predicate<Obj>[];
+  return { ...core, resource, reconciler, watches, predicates };
+}
