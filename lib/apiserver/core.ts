@@ -29,6 +29,8 @@ export interface ApiServerCore {
   clock: Clock;
   log: ApiServerLog;
   settings: CoreSettings;
+  /** Resolves once every write so far is durable (`dataFile`); a write is answered only after it. */
+  durable(): Promise<void>;
   /** Asks the background controllers (GC, namespaces, CRD cleanup) to run soon. */
   kick(): void;
 }

@@ -5,6 +5,33 @@ import { ApiError, badRequest, requestEntityTooLarge } from './status.js';
 /** Largest request body accepted (kube-apiserver's limit is 3 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
+/**
+ * Deepest nesting of arrays and objects accepted in a request body. The server walks objects
+ * recursively (validation, pruning, merge patches): a body nested thousands of levels deep would
+ * overflow the stack and answer 500. Real Kubernetes objects stay far below this.
+ */
+export const DEFAULT_MAX_JSON_DEPTH = 1000;
+
+/** Whether a parsed JSON value nests deeper than `limit` (iterative: no stack of its own). */
+export function jsonDepthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+function checkDepth(value: unknown, what: string): void {
+  if (jsonDepthExceeds(value, DEFAULT_MAX_JSON_DEPTH)) {
+    throw badRequest(`${what} nests arrays and objects deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`);
+  }
+}
+
 /** What a handler answers with. */
 export interface Reply {
   code: number;
@@ -49,16 +76,20 @@ export function parseJsonObject(body: Buffer, what = 'the request body'): JsonOb
     throw badRequest(`${what} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (!isJsonObject(value)) throw badRequest(`${what} must be a JSON object`);
+  checkDepth(value, what);
   return value;
 }
 
 /** Parses any JSON value. */
 export function parseJson(body: Buffer, what = 'the request body'): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    value = JSON.parse(body.toString('utf8'));
   } catch (e) {
     throw badRequest(`${what} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
+  checkDepth(value, what);
+  return value;
 }
 
 /** Writes a JSON reply. */

@@ -13,6 +13,14 @@ export type { ApiServerLog } from './core.js';
 export type { Clock } from './clock.js';
 export { DEFAULT_MAX_BODY_BYTES } from './http-io.js';
 export { DEFAULT_WATCH_BUFFER_BYTES } from './watch-stream.js';
+export { DEFAULT_WATCH_TOTAL_BUFFER_BYTES } from './watch-hub.js';
+export {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type ServerLimitOptions,
+} from './server-limits.js';
+export { PersistenceError, isPersistenceError, DEFAULT_COMPACT_MIN_LOG_BYTES } from './journal.js';
 export { DEFAULT_WATCH_HISTORY_SIZE } from './store.js';
 export { buildKubeconfig, KUBECONFIG_CONTEXT_NAME } from './kubeconfig.js';
 export { ApiError, isApiError, type KubeStatus, type StatusDetails } from './status.js';

@@ -145,6 +145,8 @@ export function createRouter(
       return;
     }
     const reply = dispatch(ctx);
+    // A write is acknowledged only once it is durable (group-committed log record; no-op without dataFile).
+    if (info.verb !== 'get' && info.verb !== 'list') await core.durable();
     const headers: Record<string, string> = { ...(reply.headers ?? {}) };
     if (ctx.warnings.length > 0) {
       res.setHeader(

@@ -9,11 +9,13 @@ import { Faults } from './faults.js';
 import { DEFAULT_MAX_BODY_BYTES } from './http-io.js';
 import { formatTime } from './json.js';
 import { buildKubeconfig } from './kubeconfig.js';
-import { readState, writeState } from './persistence.js';
+import { Journal } from './journal.js';
+import { recordOf } from './persistence.js';
 import { Registry } from './registry.js';
 import { createRouter } from './router.js';
+import { DEFAULT_MAX_CONNECTIONS, serverLimits, type ServerLimitOptions } from './server-limits.js';
 import { ObjectStore } from './store.js';
-import { WatchHub } from './watch-hub.js';
+import { DEFAULT_WATCH_TOTAL_BUFFER_BYTES, WatchHub } from './watch-hub.js';
 import { DEFAULT_WATCH_BUFFER_BYTES, type WatchStream } from './watch-stream.js';
 
 /** Default listen address: loopback only. */
@@ -22,24 +24,33 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 0;
 /** Default interval of periodic watch BOOKMARKs (when the client allows them). */
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
-/** How long after the last write the data file is rewritten. */
-export const DEFAULT_PERSIST_DEBOUNCE_MS = 100;
 /** Namespaces that exist at start, as on a fresh cluster. */
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-export interface ApiServerOptions {
+export interface ApiServerOptions extends ServerLimitOptions {
   /** Interface to bind; default DEFAULT_HOST (loopback: the server has no real authorization). */
   host?: string;
   /** Port; default DEFAULT_PORT (0 = any free port, read it from `url`). */
   port?: number;
   /** When set, every request (except health and /version) needs `Authorization: Bearer <token>`, else 401. */
   token?: string;
-  /** JSON file to persist objects and the resourceVersion counter in; state survives a restart. Default none. */
+  /**
+   * File to persist objects and the resourceVersion counter in (a snapshot, with an append-only log beside
+   * it as `<dataFile>.log-<n>`, mode 0600); a write is answered only after its log record is fsynced, so
+   * state, acknowledged writes included, survives a restart or a SIGKILL. Default none (memory only).
+   */
   dataFile?: string;
+  /**
+   * Log bytes after which the log is folded into a new snapshot (in the background; also at least the size
+   * of the last snapshot, so compaction costs O(1) per written byte); default DEFAULT_COMPACT_MIN_LOG_BYTES.
+   */
+  compactLogBytes?: number;
   /** Events kept per resource type for watch resumption; default DEFAULT_WATCH_HISTORY_SIZE. */
   watchHistorySize?: number;
   /** Bytes a slow watcher may have queued before its watch is ended with 410; default DEFAULT_WATCH_BUFFER_BYTES. */
   watchBufferBytes?: number;
+  /** Bytes all watches together may have queued; past it the slowest are closed. Default DEFAULT_WATCH_TOTAL_BUFFER_BYTES. */
+  watchTotalBufferBytes?: number;
   /** Interval of periodic BOOKMARK events; default DEFAULT_BOOKMARK_INTERVAL_MS. */
   bookmarkIntervalMs?: number;
   /** Largest accepted request body; default DEFAULT_MAX_BODY_BYTES (3 MiB, like kube-apiserver). */
@@ -73,28 +84,23 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const clock = options.clock ?? systemClock;
   const log: ApiServerLog = options.log ?? (() => undefined);
   const registry = new Registry();
-  const hub = new WatchHub();
+  const hub = new WatchHub(options.watchTotalBufferBytes ?? DEFAULT_WATCH_TOTAL_BUFFER_BYTES);
   const faults = new Faults(options.random);
-  const persisted = options.dataFile === undefined ? undefined : readState(options.dataFile);
+  const dataFile = options.dataFile;
+  const persisted = dataFile === undefined ? undefined : Journal.recover({ path: dataFile, log }).state;
+  let journal: Journal | undefined;
   // Seed the counter from the clock so RVs stay monotonic across restarts without a data file.
   const initialRv = Math.max(persisted?.rv ?? 0, Date.now() * 1000);
-  let persistTimer: NodeJS.Timeout | undefined;
   let closed = false;
-  const persistNow = (): void => {
-    if (persistTimer) clearTimeout(persistTimer);
-    persistTimer = undefined;
-    if (options.dataFile !== undefined) writeState(options.dataFile, store.snapshot());
-  };
   const store: ObjectStore = new ObjectStore({
     initialRv,
     ...(options.watchHistorySize === undefined ? {} : { historySize: options.watchHistorySize }),
     onEvent: (event) => {
       hub.dispatch(event);
       if (controllers.observe(event)) core.kick();
-      if (options.dataFile !== undefined && !persistTimer && !closed) {
-        persistTimer = setTimeout(persistNow, DEFAULT_PERSIST_DEBOUNCE_MS);
-      }
+      journal?.append(recordOf(event));
     },
+    onDrop: (typeKey) => journal?.append({ op: 'drop', t: typeKey, rv: store.currentRv }),
   });
   let kickScheduled = false;
   const core: ApiServerCore = {
@@ -109,6 +115,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       watchBufferBytes: options.watchBufferBytes ?? DEFAULT_WATCH_BUFFER_BYTES,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
     },
+    durable: () => journal?.durable() ?? Promise.resolve(),
     kick: () => {
       if (kickScheduled || closed) return;
       kickScheduled = true;
@@ -130,6 +137,17 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     for (const crd of crds) registry.register(crdToType(crd));
     for (const [key, objects] of Object.entries(persisted.objects))
       for (const obj of objects) store.load(key, obj);
+  }
+  if (dataFile !== undefined) {
+    journal = await Journal.start(
+      {
+        path: dataFile,
+        log,
+        ...(options.compactLogBytes === undefined ? {} : { compactMinLogBytes: options.compactLogBytes }),
+      },
+      () => store.entries(),
+      () => store.currentRv,
+    );
   }
   for (const name of DEFAULT_NAMESPACES) {
     if (store.get('/namespaces', undefined, name)) continue;
@@ -157,8 +175,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     }
   };
   let hostPort = '';
-  const server: Server = createServer(createRouter(core, { token: options.token, hostPort: () => hostPort }));
+  const server: Server = createServer(
+    serverLimits(options),
+    createRouter(core, { token: options.token, hostPort: () => hostPort }),
+  );
   server.keepAliveTimeout = 65_000;
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -191,10 +213,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     closing ??= new Promise<void>((resolve) => {
       closed = true;
       hub.endAll();
-      if (options.dataFile !== undefined) persistNow();
-      server.close(() => {
-        resolve();
-      });
+      let pending = 2;
+      const done = (): void => {
+        if (--pending === 0) resolve();
+      };
+      void (journal?.close() ?? Promise.resolve()).catch(() => undefined).then(done);
+      server.close(done);
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();
     });

@@ -22,6 +22,8 @@ export interface ObjectStoreOptions {
   initialRv: number;
   /** Called synchronously after every change (watch fan-out, persistence). */
   onEvent: (event: StoreEvent) => void;
+  /** Called synchronously after `dropType` (persistence; drops emit no events). */
+  onDrop?: (typeKey: string) => void;
 }
 
 interface TypeHistory {
@@ -156,13 +158,12 @@ export class ObjectStore {
     }
     this.objects.delete(typeKey);
     this.history.delete(typeKey);
+    this.options.onDrop?.(typeKey);
   }
 
-  /** Every stored object with its type key (persistence). */
-  snapshot(): { rv: number; objects: Record<string, JsonObject[]> } {
-    const objects: Record<string, JsonObject[]> = {};
-    for (const [typeKey, map] of this.objects) if (map.size > 0) objects[typeKey] = [...map.values()];
-    return { rv: this.rv, objects };
+  /** Every stored object with its type key, lazily (snapshot compaction). */
+  *entries(): Generator<[string, JsonObject]> {
+    for (const [typeKey, map] of this.objects) for (const obj of map.values()) yield [typeKey, obj];
   }
 
   /** Loads objects without events (startup from a data file). */

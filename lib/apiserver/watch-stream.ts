@@ -6,6 +6,16 @@ import { failureStatus } from './status.js';
 /** Bytes a watch may have queued but unsent before it is ended with 410 (the client relists). */
 export const DEFAULT_WATCH_BUFFER_BYTES = 4 * 1024 * 1024;
 
+/** Longest delay `setTimeout` honours (2^31-1 ms, ~24.8 days); longer ones would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Event lines shared by the watches that present a stored object the same way: with N watchers of a type,
+ * an event is serialised once and its string queued N times, not copied N times. Stored objects are
+ * immutable, so the object itself keys the cache; it goes with the object.
+ */
+const sharedLines = new WeakMap<JsonObject, Map<string, string>>();
+
 /** Which objects a watch sees. */
 export interface WatchFilter {
   typeKey: string;
@@ -21,6 +31,13 @@ export interface WatchStreamOptions {
   maxBufferBytes?: number;
   /** Builds a BOOKMARK object for a resourceVersion, or undefined when bookmarks are off. */
   bookmark?: (rv: number, annotations?: Record<string, string>) => unknown;
+  /**
+   * Identifies how `present` renders an object (e.g. its apiVersion); watches with the same key share
+   * serialised event lines. Undefined: never shared (Table watches).
+   */
+  shareKey?: string;
+  /** Called after the stream queued bytes or drained (global watch memory accounting). */
+  onQueued?: (stream: WatchStream) => void;
   /** Called once when the stream ends for any reason. */
   onClose: () => void;
   /** Request coordinates used by fault rules (dropWatchAfterMs). */
@@ -39,6 +56,14 @@ export class WatchStream {
     res.on('close', () => {
       this.finish();
     });
+    res.on('drain', () => {
+      if (!this.closed) this.options.onQueued?.(this);
+    });
+  }
+
+  /** Bytes written to this watch but not yet handed to the kernel. */
+  get queuedBytes(): number {
+    return this.closed ? 0 : this.res.writableLength;
   }
 
   get isClosed(): boolean {
@@ -48,11 +73,44 @@ export class WatchStream {
   /** Sends one event line. */
   send(type: string, object: unknown): void {
     if (this.closed) return;
-    this.res.write(JSON.stringify({ type, object }) + '\n');
+    this.write(JSON.stringify({ type, object }) + '\n');
+  }
+
+  private write(line: string): void {
+    this.res.write(line);
     const limit = this.options.maxBufferBytes ?? DEFAULT_WATCH_BUFFER_BYTES;
     if (this.res.writableLength > limit) {
       this.fail('the watch fell too far behind; relist and watch again');
+      return;
     }
+    this.options.onQueued?.(this);
+  }
+
+  /** Sends a stored object's event, serialised once for every watch with the same share key. */
+  private sendStored(type: string, object: JsonObject): void {
+    if (this.closed) return;
+    const key = this.options.shareKey;
+    if (key === undefined) {
+      this.send(type, this.options.present(object, type));
+      return;
+    }
+    let lines = sharedLines.get(object);
+    if (!lines) {
+      lines = new Map();
+      sharedLines.set(object, lines);
+    }
+    const cacheKey = `${type}\0${key}`;
+    let line = lines.get(cacheKey);
+    if (line === undefined) {
+      line = JSON.stringify({ type, object: this.options.present(object, type) }) + '\n';
+      lines.set(cacheKey, line);
+    }
+    this.write(line);
+  }
+
+  /** Sends a stored object as ADDED (initial events of a watch). */
+  sendAdded(object: JsonObject): void {
+    this.sendStored('ADDED', object);
   }
 
   /** Delivers a store event, applying the filter and selector transitions. */
@@ -60,17 +118,17 @@ export class WatchStream {
     if (this.closed || event.typeKey !== this.options.filter.typeKey) return;
     const present = this.options.present;
     if (event.type === 'ADDED') {
-      if (this.visible(event.object)) this.send('ADDED', present(event.object, 'ADDED'));
+      if (this.visible(event.object)) this.sendStored('ADDED', event.object);
       return;
     }
     if (event.type === 'DELETED') {
-      if (this.visible(event.object)) this.send('DELETED', present(event.object, 'DELETED'));
+      if (this.visible(event.object)) this.sendStored('DELETED', event.object);
       return;
     }
     const was = event.previous !== undefined && this.visible(event.previous);
     const is = this.visible(event.object);
-    if (was && is) this.send('MODIFIED', present(event.object, 'MODIFIED'));
-    else if (is) this.send('ADDED', present(event.object, 'ADDED'));
+    if (was && is) this.sendStored('MODIFIED', event.object);
+    else if (is) this.sendStored('ADDED', event.object);
     else if (was && event.previous) {
       const gone = {
         ...event.previous,
@@ -98,14 +156,33 @@ export class WatchStream {
     this.finish();
   }
 
-  /** Ends the stream after `ms` (timeoutSeconds, fault injection). */
+  /** Ends the stream after `ms` (timeoutSeconds, fault injection); delays past ~24.8 days are chained. */
   endAfter(ms: number, beforeEnd?: () => void): void {
-    const timer = setTimeout(() => {
-      beforeEnd?.();
-      this.end();
-    }, ms);
+    if (this.closed) return;
+    const timer = setTimeout(
+      () => {
+        if (ms > MAX_TIMER_MS) {
+          this.endAfter(ms - MAX_TIMER_MS, beforeEnd);
+          return;
+        }
+        beforeEnd?.();
+        this.end();
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     timer.unref();
     this.timers.push(timer);
+  }
+
+  /**
+   * Closes a watch that holds more than its share of the server's watch memory: the 410 cannot reach a
+   * reader this far behind, so the connection is cut at once (the client resumes or relists).
+   */
+  shed(): void {
+    if (this.closed) return;
+    this.finish();
+    this.res.socket?.destroy();
+    this.res.destroy();
   }
 
   /** Runs `fn` every `ms` while open (bookmarks). */

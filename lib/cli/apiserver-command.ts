@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { startApiServer, type ApiServerOptions } from '../apiserver/index.js';
 
 /** Output streams and process hooks of a command; injected so tests can drive it. */
@@ -11,14 +12,19 @@ export interface CommandIo {
 /** The CLI port default: 6443, kube-apiserver's usual port (0 = any free port). */
 export const DEFAULT_CLI_PORT = 6443;
 
-const USAGE = `usage: reconcilekit apiserver [--host H] [--port P] [--token T] [--kubeconfig PATH] [--data FILE]
+/** Environment variable holding the bearer token (keeps it out of `ps`, unlike `--token`). */
+export const TOKEN_ENV = 'RECONCILEKIT_APISERVER_TOKEN';
+
+const USAGE = `usage: reconcilekit apiserver [--host H] [--port P] [--token-file PATH] [--kubeconfig PATH] [--data FILE]
 
 Runs the embedded Kubernetes-compatible API server until SIGINT/SIGTERM.
   --host H          interface to bind (default 127.0.0.1)
   --port P          port (default ${DEFAULT_CLI_PORT}; 0 = any free port)
-  --token T         require "Authorization: Bearer T"
+  --token-file PATH require "Authorization: Bearer <first line of PATH>" (or set ${TOKEN_ENV})
+  --token T         the same with the token inline (visible to other users in ps: prefer the above)
   --kubeconfig PATH write a kubeconfig for kubectl and client-node
-  --data FILE       persist objects in FILE (state survives a restart)
+  --data FILE       persist objects in FILE, mode 0600 (fsynced log + snapshot: acknowledged
+                    writes survive a restart, even a SIGKILL)
 `;
 
 /** Thrown for bad command-line arguments (exit code 2). */
@@ -40,8 +46,13 @@ interface ParsedArgs {
 }
 
 /** Parses `--flag value` and `--flag=value` arguments of the apiserver command. */
-export function parseApiServerArgs(args: readonly string[]): ParsedArgs {
+export function parseApiServerArgs(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ParsedArgs {
   const parsed: ParsedArgs = { options: { port: DEFAULT_CLI_PORT }, help: false };
+  const fromEnv = env[TOKEN_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') parsed.options.token = fromEnv;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--help' || arg === '-h') {
@@ -66,6 +77,18 @@ export function parseApiServerArgs(args: readonly string[]): ParsedArgs {
       case '--token':
         parsed.options.token = value;
         break;
+      case '--token-file': {
+        let text: string;
+        try {
+          text = readFileSync(value, 'utf8');
+        } catch (e) {
+          throw new UsageError(`--token-file ${value}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        const token = text.split(/\r?\n/)[0]?.trim() ?? '';
+        if (token === '') throw new UsageError(`--token-file ${value}: the first line is empty`);
+        parsed.options.token = token;
+        break;
+      }
       case '--kubeconfig':
         parsed.kubeconfig = value;
         break;

@@ -1,7 +1,7 @@
 // `node bin/reconcilekit.js apiserver …` as a user runs it: prints its URL, writes a kubeconfig that
 // kubectl uses, and exits 0 on SIGTERM. Needs the build (`make test` builds first; built here if absent).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,5 +114,27 @@ describe('reconcilekit apiserver', () => {
       token: 't',
       port: 6443,
     });
+  });
+
+  it('takes the token from --token-file or the environment, so it never shows in ps', async () => {
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'from-file\n', { mode: 0o600 });
+    expect(parseApiServerArgs(['--token-file', tokenFile], {}).options.token).toBe('from-file');
+    expect(parseApiServerArgs([], { RECONCILEKIT_APISERVER_TOKEN: 'from-env' }).options.token).toBe(
+      'from-env',
+    );
+    expect(() => parseApiServerArgs(['--token-file', join(dir, 'missing')], {})).toThrow(/--token-file/);
+    const server = start(['--port', '0', '--token-file', tokenFile]);
+    try {
+      const url = await server.url;
+      expect((await fetch(`${url}/api/v1/namespaces`)).status).toBe(401);
+      const ok = await fetch(`${url}/api/v1/namespaces`, { headers: { Authorization: 'Bearer from-file' } });
+      expect(ok.status).toBe(200);
+      // What `ps` shows: the path, never the token.
+      expect(readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8')).not.toContain('from-file\0');
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exit).toBe(0);
   });
 });

@@ -80,6 +80,10 @@ export function handleWatch(ctx: RequestContext): void {
     filter: { typeKey: key, namespace: namespaceOf(ctx), matches },
     present,
     maxBufferBytes: core.settings.watchBufferBytes,
+    ...(table ? {} : { shareKey: apiVersionOf(type.group, ctx.version.name) }),
+    onQueued: (s) => {
+      core.hub.account(s);
+    },
     coordinates: target,
     onClose: () => {
       core.hub.remove(stream);
@@ -120,7 +124,7 @@ export function handleWatch(ctx: RequestContext): void {
     for (const event of events) stream.deliver(event);
   } else if (sendInitial !== 'false') {
     for (const obj of core.store.list(key, namespaceOf(ctx))) {
-      if (matches(obj)) stream.send('ADDED', present(obj, 'ADDED'));
+      if (matches(obj)) stream.sendAdded(obj);
     }
     if (sendInitial === 'true') {
       // client-go's watch-list client learns the list type from this blueprint (an empty list, base64).
