@@ -130,6 +130,7 @@ export {
   type WriteOptions,
   type PatchOptions,
   type DeleteOptions,
+  type ApplyOptions,
   type WatchRequestOptions,
 } from './kube/object-client.js';
 export {

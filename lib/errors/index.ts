@@ -3,3 +3,10 @@ export { ExecutionFailedError, isExecutionFailed } from './execution-failed-erro
 export { NoResourceSetError, isNoResourceSet } from './no-resource-set-error.js';
 export { LoopDetectedError, isLoopDetected } from './loop-detected-error.js';
 export { hasCause, MAX_CAUSE_DEPTH } from './has-cause.js';
+export { StaleObjectError, isStaleObject, DEFAULT_STALE_REQUEUE_MS } from './stale-object-error.js';
+export {
+  ConditionLockedError,
+  isConditionLocked,
+  DEFAULT_LOCKED_REQUEUE_MS,
+} from './condition-locked-error.js';
+export { AlreadyOwnedError, isAlreadyOwned } from './already-owned-error.js';

@@ -64,3 +64,58 @@ export function removeCondition(
 ): StatusCondition[] {
   return (conditions ?? []).filter((c) => c.type !== type);
 }
+
+/**
+ * {@link setCondition} that also says whether anything changed (seed 004's `SetCondition → changed`):
+ * `changed` is false when a condition of the same type already has the same status, reason, message and
+ * observedGeneration — then the returned list equals the input and a status writer can skip the write.
+ * `lastTransitionTime` moves only when the status changes (or the condition is new).
+ */
+export function upsertCondition(
+  conditions: readonly StatusCondition[] | undefined,
+  input: StatusConditionInput,
+  now: Date = new Date(),
+): { conditions: StatusCondition[]; changed: boolean } {
+  const existing = getCondition(conditions, input.type);
+  const changed =
+    existing === undefined ||
+    existing.status !== input.status ||
+    existing.reason !== input.reason ||
+    existing.message !== input.message ||
+    existing.observedGeneration !== input.observedGeneration;
+  if (!changed) return { conditions: [...(conditions ?? [])], changed };
+  return { conditions: setCondition(conditions, input, now), changed };
+}
+
+/** The first condition with `status`, if any (seed 004's `FindStatusCondition`). */
+export function findConditionByStatus(
+  conditions: readonly StatusCondition[] | undefined,
+  status: StatusCondition['status'],
+): StatusCondition | undefined {
+  return conditions?.find((c) => c.status === status);
+}
+
+/** Whether the condition of `type` is present with `status` (apimachinery's `IsStatusConditionPresentAndEqual`). */
+export function isConditionPresentAndEqual(
+  conditions: readonly StatusCondition[] | undefined,
+  type: string,
+  status: StatusCondition['status'],
+): boolean {
+  return getCondition(conditions, type)?.status === status;
+}
+
+/** Whether at least one condition has `status`. False for an empty or missing list. */
+export function isAnyConditionWithStatus(
+  conditions: readonly StatusCondition[] | undefined,
+  status: StatusCondition['status'],
+): boolean {
+  return conditions?.some((c) => c.status === status) ?? false;
+}
+
+/** Whether every condition has `status`. True for an empty or missing list (as the seed: vacuous truth). */
+export function areAllConditionsWithStatus(
+  conditions: readonly StatusCondition[] | undefined,
+  status: StatusCondition['status'],
+): boolean {
+  return (conditions ?? []).every((c) => c.status === status);
+}

@@ -64,6 +64,17 @@ export interface PatchOptions extends WriteOptions {
   force?: boolean;
 }
 
+/** Options of {@link ObjectClient.apply}. */
+export interface ApplyOptions {
+  /** Owner of the applied fields (required by the API for apply), e.g. `my-operator`. */
+  fieldManager: string;
+  /** Take over fields other managers own instead of failing with 409. Default: false (the API's). */
+  force?: boolean;
+  /** Apply to the status subresource. */
+  subresource?: 'status';
+  signal?: AbortSignal;
+}
+
 /** Options of a delete. */
 export interface DeleteOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
@@ -255,6 +266,25 @@ export class ObjectClient {
       contentType: PATCH_CONTENT_TYPES[type],
       signal: this.signalOf(opts.signal),
     })) as T;
+  }
+
+  /**
+   * Server-side apply of `obj` (a PATCH with `application/apply-patch+yaml`, JSON body): the server
+   * merges the fields `obj` sets into the live object (creating it when absent) and records
+   * `fieldManager` as their owner; fields this manager set before and `obj` omits are removed. A field
+   * another manager owns is a 409 conflict unless `force` takes it over. `obj` needs apiVersion, kind,
+   * metadata.name (and metadata.namespace for a namespaced kind); omit managedFields and
+   * resourceVersion (a resourceVersion makes the apply conditional).
+   */
+  async apply<T extends KubernetesObject>(obj: T, opts: ApplyOptions): Promise<T> {
+    if (typeof opts.fieldManager !== 'string' || opts.fieldManager === '') {
+      throw new TypeError('apply: opts.fieldManager is required (it names the owner of the applied fields)');
+    }
+    const patchOpts: PatchOptions = { fieldManager: opts.fieldManager };
+    if (opts.force !== undefined) patchOpts.force = opts.force;
+    if (opts.subresource !== undefined) patchOpts.subresource = opts.subresource;
+    if (opts.signal !== undefined) patchOpts.signal = opts.signal;
+    return this.patch<T>(refOf(obj), obj, 'apply', patchOpts);
   }
 
   async delete(ref: ObjectRef, opts: DeleteOptions = {}): Promise<void> {
