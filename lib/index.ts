@@ -25,6 +25,14 @@ export {
   LoopDetectedError,
   isLoopDetected,
   hasCause,
+  StaleObjectError,
+  isStaleObject,
+  DEFAULT_STALE_REQUEUE_MS,
+  ConditionLockedError,
+  isConditionLocked,
+  DEFAULT_LOCKED_REQUEUE_MS,
+  AlreadyOwnedError,
+  isAlreadyOwned,
 } from './errors/index.js';
 export { ReconcileContext, type ReconcileContextOptions } from './context/reconcile-context.js';
 export { defineContextKey, type ContextKey } from './context/context-key.js';
@@ -230,6 +238,11 @@ export {
   getCondition,
   isConditionTrue,
   removeCondition,
+  upsertCondition,
+  findConditionByStatus,
+  isConditionPresentAndEqual,
+  isAnyConditionWithStatus,
+  areAllConditionsWithStatus,
   type StatusCondition,
   type StatusConditionInput,
 } from './framework/status-conditions.js';
@@ -309,3 +322,27 @@ export {
   isReconcileError,
   type ReconcileErrorOptions,
 } from './controller/reconcile-error.js';
+
+// --- status, owned children, bound object and guard (issue 16: operator-sdk-extra / sequencer parity) ---
+export {
+  validateConditionType,
+  isValidConditionReason,
+  boundConditionReason,
+  boundConditionMessage,
+  MAX_CONDITION_TYPE_LENGTH,
+  MAX_CONDITION_REASON_LENGTH,
+  MAX_CONDITION_MESSAGE_LENGTH,
+} from './framework/condition-names.js';
+export { StatusWriter, type StatusWriterOptions } from './framework/status-writer.js';
+export { setControllerReference } from './framework/controller-reference.js';
+export { bindObject, BoundObject, type BindObjectOptions, type EventSink } from './bound/bound-object.js';
+export type { GuardTask, GuardTaskResult, GuardOptions } from './bound/guard.js';
+export {
+  DEFAULT_INSTANCE_LABEL,
+  DEFAULT_GUARD_LOCK_TTL_MS,
+  LOCKED_REASON,
+  ERROR_REASON,
+  LOCK_EXPIRED_REASON,
+} from './bound/defaults.js';
+export { instanceLabelValue } from './bound/instance-label.js';
+// end issue 16

@@ -28,6 +28,7 @@ import {
   setCondition,
   upsertCondition,
   type StatusCondition,
+  type StatusConditionInput,
 } from '../framework/status-conditions.js';
 import { StatusWriter } from '../framework/status-writer.js';
 import { DEFAULT_GUARD_LOCK_TTL_MS, DEFAULT_INSTANCE_LABEL, LOCK_EXPIRED_REASON } from './defaults.js';
@@ -336,43 +337,68 @@ export class BoundObject<Obj extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * Replaces our lock with `condition`. A conflict here happened after the lock (something else wrote the
-   * object meanwhile): the object is re-read and, while the lock is still ours, the write retried.
-   * A failure is rethrown unless the task already failed (`taskFailure`): then it is logged and the task's
-   * error wins.
+   * Replaces our lock with `condition`, so a lock is never left behind:
+   * - a conflict happened after the lock (something else wrote the object meanwhile): the object is
+   *   re-read and, while the lock is still ours, the write retried;
+   * - the server refuses the condition (e.g. a 422 from a stricter CRD schema): a plain False/`Error`
+   *   condition naming the refusal is written instead, and the refusal is thrown (unless the task failed:
+   *   then the task's error wins and the refusal is logged).
    */
   private async release(
     lock: StatusCondition,
-    condition: StatusCondition,
+    condition: StatusConditionInput,
     taskFailure: Error | undefined,
   ): Promise<void> {
+    let refusal: unknown;
     try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await this.writeConditions(setCondition(this.conditions(), condition, this.now()));
-          return;
-        } catch (err) {
-          if (!retriableRelease(err) || attempt >= RELEASE_ATTEMPTS) throw err;
-        }
-        const fresh = await this.client.get<Obj>(this.ref(), { signal: this.ctx.signal });
-        if (fresh.metadata?.uid !== this.current.metadata?.uid) return;
-        this.current = fresh;
-        if (!stillOurs(this.condition(), lock)) {
-          this.ctx.logger.warn('guard lock was taken over while the task ran; result not written', {
-            condition: this.conditionType,
-            lockedAt: lock.lastTransitionTime,
-          });
-          return;
-        }
-      }
+      await this.writeOver(lock, condition);
+      return;
     } catch (err) {
       if (isNotFound(err)) return;
-      if (taskFailure === undefined) throw err;
-      this.ctx.logger.error('failed to release the guard lock after the task failed', {
-        condition: this.conditionType,
-        err,
-        taskError: taskFailure,
-      });
+      refusal = err;
+    }
+    const fallback = failedCondition(
+      this.conditionType,
+      new Error(`the guard could not record its result: ${errorText(refusal)}`),
+      this.current.metadata?.generation,
+    );
+    try {
+      await this.writeOver(lock, fallback);
+    } catch (err) {
+      if (!isNotFound(err)) {
+        this.ctx.logger.error('failed to release the guard lock; it expires after its TTL', {
+          condition: this.conditionType,
+          err,
+        });
+      }
+    }
+    if (taskFailure === undefined) throw refusal;
+    this.ctx.logger.error('failed to record the failure of a guarded task', {
+      condition: this.conditionType,
+      err: refusal,
+      taskError: taskFailure,
+    });
+  }
+
+  /** Writes `condition` over our lock, re-reading after a conflict while the lock is still ours. */
+  private async writeOver(lock: StatusCondition, condition: StatusConditionInput): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.writeConditions(setCondition(this.conditions(), condition, this.now()));
+        return;
+      } catch (err) {
+        if (!retriableRelease(err) || attempt >= RELEASE_ATTEMPTS) throw err;
+      }
+      const fresh = await this.client.get<Obj>(this.ref(), { signal: this.ctx.signal });
+      if (fresh.metadata?.uid !== this.current.metadata?.uid) return;
+      this.current = fresh;
+      if (!stillOurs(this.condition(), lock)) {
+        this.ctx.logger.warn('guard lock was taken over while the task ran; result not written', {
+          condition: this.conditionType,
+          lockedAt: lock.lastTransitionTime,
+        });
+        return;
+      }
     }
   }
 
@@ -447,6 +473,10 @@ function replaceCondition(
   const next = (list ?? []).filter((c) => c.type !== condition.type);
   next.push(condition);
   return next;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : JSON.stringify(err);
 }
 
 function validateFinalizer(name: unknown): asserts name is string {

@@ -2,7 +2,7 @@ import { ConditionLockedError } from '../errors/condition-locked-error.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { isStaleObject } from '../errors/stale-object-error.js';
 import type { Awaitable } from '../resource/crud-resource-ops.js';
-import type { StatusCondition } from '../framework/status-conditions.js';
+import type { StatusCondition, StatusConditionInput } from '../framework/status-conditions.js';
 import {
   boundConditionMessage,
   boundConditionReason,
@@ -71,14 +71,17 @@ export function taskError(thrown: unknown, reason: string): Error {
 }
 
 /** The condition a task's failure leaves: False/`Error` with the (bounded) error text. */
-export function failedCondition(type: string, error: Error, generation: number | undefined): StatusCondition {
+export function failedCondition(
+  type: string,
+  error: Error,
+  generation: number | undefined,
+): StatusConditionInput {
   return withGeneration(
     {
       type,
       status: 'False',
       reason: ERROR_REASON,
       message: boundConditionMessage(error.message === '' ? error.name : error.message),
-      lastTransitionTime: '',
     },
     generation,
   );
@@ -94,7 +97,7 @@ export function resultCondition(
   result: unknown,
   reason: string,
   generation: number | undefined,
-): { condition: StatusCondition; adjustedReason: boolean } {
+): { condition: StatusConditionInput; adjustedReason: boolean } {
   const r = result as Partial<GuardTaskResult> | null | undefined;
   if (
     typeof r !== 'object' ||
@@ -113,12 +116,11 @@ export function resultCondition(
   }
   const fallback = r.status === 'True' ? 'Succeeded' : r.status === 'False' ? 'Failed' : 'InProgress';
   const bounded = boundConditionReason(r.reason, fallback);
-  const condition: StatusCondition = {
+  const condition: StatusConditionInput = {
     type,
     status: r.status,
     reason: bounded,
     message: boundConditionMessage(r.message ?? ''),
-    lastTransitionTime: '',
   };
   return {
     condition: withGeneration(condition, generation),
@@ -164,7 +166,7 @@ export function rfc3339(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function withGeneration(condition: StatusCondition, generation: number | undefined): StatusCondition {
+function withGeneration<C extends StatusConditionInput>(condition: C, generation: number | undefined): C {
   if (generation !== undefined) condition.observedGeneration = generation;
   return condition;
 }
