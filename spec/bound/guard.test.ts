@@ -152,9 +152,7 @@ describe('guard (seed 004 Guard)', () => {
   it('a task throwing a non-Error is rejected as an Error naming it, and the lock is released', async () => {
     const g = await cluster.gadget(name());
     const bound = bindObject(cluster.ctx(), g, { conditionType: 'Tunnel' });
-    const err = await bound
-      .guard('Creating', () => Promise.reject('boom' as unknown as Error))
-      .catch((e: unknown) => e);
+    const err = await bound.guard('Creating', () => Promise.reject('boom')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toContain("guarded task 'Creating' threw a non-Error value: boom");
     expect((err as Error).cause).toBe('boom');
@@ -243,7 +241,7 @@ describe('guard (seed 004 Guard)', () => {
 
   it('bad input: invalid condition type, empty reason, non-function task', async () => {
     const g = await cluster.gadget(name());
-    for (const type of ['', 'has space', 'Ready!', `${'a'.repeat(64)}`, 'UPPER.example.com/Ready']) {
+    for (const type of ['', 'has space', 'Ready!', 'a'.repeat(64), 'UPPER.example.com/Ready']) {
       expect(() => bindObject(cluster.ctx(), g, { conditionType: type })).toThrow(
         /not a valid condition type|non-empty/,
       );

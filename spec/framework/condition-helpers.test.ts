@@ -125,8 +125,10 @@ describe('condition queries (seed 004 vocabulary)', () => {
 
 describe('condition names and limits', () => {
   it('validateConditionType accepts metav1 qualified names and rejects the rest with what to use', () => {
-    for (const ok of ['Ready', 'example.com/Synced', 'a', 'Tunnel_1.x', `${'a'.repeat(63)}`])
-      expect(() => validateConditionType(ok)).not.toThrow();
+    for (const ok of ['Ready', 'example.com/Synced', 'a', 'Tunnel_1.x', 'a'.repeat(63)])
+      expect(() => {
+        validateConditionType(ok);
+      }).not.toThrow();
     for (const bad of [
       '',
       'has space',
@@ -136,9 +138,13 @@ describe('condition names and limits', () => {
       'Example.COM/Ready',
       `${'a'.repeat(254)}/R`,
     ]) {
-      expect(() => validateConditionType(bad)).toThrow(/condition type|non-empty/);
+      expect(() => {
+        validateConditionType(bad);
+      }).toThrow(/condition type|non-empty/);
     }
-    expect(() => validateConditionType(42)).toThrow(/non-empty string/);
+    expect(() => {
+      validateConditionType(42);
+    }).toThrow(/non-empty string/);
   });
   it('isValidConditionReason and boundConditionReason', () => {
     expect(isValidConditionReason('Created')).toBe(true);

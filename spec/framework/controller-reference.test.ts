@@ -92,6 +92,6 @@ describe('setControllerReference', () => {
       metadata: { name: 'n1', uid: 'uid-n1' },
     };
     const child = setControllerReference(node, { metadata: { name: 'c', namespace: 'web' } });
-    expect(child.metadata!.ownerReferences![0]).toMatchObject({ kind: 'Node', controller: true });
+    expect(child.metadata.ownerReferences![0]).toMatchObject({ kind: 'Node', controller: true });
   });
 });

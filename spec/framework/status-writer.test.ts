@@ -49,7 +49,7 @@ describe('StatusWriter', () => {
   it('without a status subresource it writes the main resource (still guarded)', async () => {
     const writer = new StatusWriter({ client: cluster.client });
     const p = await cluster.plain('p1');
-    const w = await writer.writeIfChanged(undefined, { ...p, status: { phase: 'ok' } } as Gadget);
+    const w = await writer.writeIfChanged(undefined, { ...p, status: { phase: 'ok' } });
     expect((await cluster.readPlain('p1')).status).toEqual({ phase: 'ok' });
     expect(w?.metadata!.resourceVersion).not.toBe(p.metadata!.resourceVersion);
   });
