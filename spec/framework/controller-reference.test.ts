@@ -91,7 +91,7 @@ describe('setControllerReference', () => {
       kind: 'Node',
       metadata: { name: 'n1', uid: 'uid-n1' },
     };
-    const child = setControllerReference(node, { metadata: { name: 'c', namespace: 'web' } });
-    expect(child.metadata.ownerReferences![0]).toMatchObject({ kind: 'Node', controller: true });
+    const child: KubernetesObject = setControllerReference(node, { metadata: { name: 'c', namespace: 'web' } });
+    expect(child.metadata!.ownerReferences![0]).toMatchObject({ kind: 'Node', controller: true });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInvalidConfig, isStaleObject, StatusWriter } from '../../lib/index.js';
-import { GADGET, startCluster, type Cluster, type Gadget } from '../bound/support.js';
+import { GADGET, startCluster, type Cluster } from '../bound/support.js';
 
 let cluster: Cluster;
 beforeAll(async () => {
