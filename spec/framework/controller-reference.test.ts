@@ -91,7 +91,9 @@ describe('setControllerReference', () => {
       kind: 'Node',
       metadata: { name: 'n1', uid: 'uid-n1' },
     };
-    const child: KubernetesObject = setControllerReference(node, { metadata: { name: 'c', namespace: 'web' } });
+    const child: KubernetesObject = setControllerReference(node, {
+      metadata: { name: 'c', namespace: 'web' },
+    });
     expect(child.metadata!.ownerReferences![0]).toMatchObject({ kind: 'Node', controller: true });
   });
 });
