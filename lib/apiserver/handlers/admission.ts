@@ -10,6 +10,8 @@ import type { JSONSchemaProps } from '../schema/json-schema-props.js';
 import { OBJECT_META_FIELDS as OBJECT_META_FIELD_NAMES } from '../schema/prune.js';
 import { apiVersionOf } from '../resource-type.js';
 import { badRequest, invalid } from '../status.js';
+import { schemaHasRules, validateCelRules } from '../cel/validate-rules.js';
+import { fieldError } from '../validation/field-errors.js';
 import type { RequestContext } from './request-context.js';
 
 const OBJECT_META_FIELDS = new Set(OBJECT_META_FIELD_NAMES);
@@ -88,7 +90,7 @@ function schemaWithoutMeta(schema: JSONSchemaProps): JSONSchemaProps {
  * Custom resources: prunes unknown fields (honouring fieldValidation Strict/Warn/Ignore), applies
  * defaults and validates against the version's structural schema. Mutates and returns `obj`.
  */
-export function admitSchema(ctx: RequestContext, obj: JsonObject): JsonObject {
+export function admitSchema(ctx: RequestContext, obj: JsonObject, old?: JsonObject): JsonObject {
   const schema = ctx.version.schema;
   if (schema === undefined) return obj;
   const { apiVersion, kind, metadata, ...body } = obj;
@@ -114,8 +116,24 @@ export function admitSchema(ctx: RequestContext, obj: JsonObject): JsonObject {
   }
   applySchemaDefaults(body, bodySchema);
   const causes = validateAgainstSchema(body, bodySchema);
+  const admitted = { apiVersion, kind, metadata: meta, ...body };
+  if (schemaHasRules(schema)) {
+    // kube runs CEL rules unless the schema check found a type error (hasBlockingErr,
+    // k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go).
+    if (causes.some((c) => c.reason === 'FieldValueTypeInvalid' || c.reason === 'FieldValueNotSupported')) {
+      causes.push(
+        fieldError.invalid(
+          '',
+          undefined,
+          'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+        ),
+      );
+    } else {
+      causes.push(...validateCelRules(admitted, old, schema));
+    }
+  }
   if (causes.length > 0) throw invalid(ctx.type, stringAt(meta, 'name') ?? '', causes);
-  return { apiVersion, kind, metadata: meta, ...body };
+  return admitted;
 }
 
 /** Standard ObjectMeta validation; 422 with one cause per field. */

@@ -113,9 +113,10 @@ export function updateObject(
   }
   let next: JsonObject;
   if (sub === 'status') {
-    next = { ...current, metadata: { ...cm } };
+    next = { ...presentObject(ctx, current), metadata: { ...cm } };
     if (candidate.status === undefined) delete next.status;
     else next.status = candidate.status;
+    if (!type.builtin) next = admitSchema(ctx, next, presentObject(ctx, current));
   } else if (sub === 'finalize') {
     const spec = objectAt(current, 'spec') ?? {};
     next = {
@@ -129,7 +130,7 @@ export function updateObject(
       metadataOf(next).generation = (typeof cm.generation === 'number' ? cm.generation : 0) + 1;
     }
   } else {
-    next = admitSchema(ctx, { ...candidate, metadata: { ...candMeta } });
+    next = admitSchema(ctx, { ...candidate, metadata: { ...candMeta } }, presentObject(ctx, current));
     const meta = metadataOf(next);
     for (const field of SERVER_MANAGED) {
       if (cm[field] === undefined) Reflect.deleteProperty(meta, field);

@@ -3,6 +3,7 @@ import { isJsonObject } from '../patch/json-value.js';
 import { fieldError } from '../validation/field-errors.js';
 import { checkDns1035Label, checkDns1123Label, checkDns1123Subdomain } from '../validation/name-rules.js';
 import { validateStructuralSchema } from './structural-schema.js';
+import { validateSchemaRules } from '../cel/compiled-rules.js';
 
 const SCOPES = ['Namespaced', 'Cluster'];
 const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
@@ -113,7 +114,11 @@ function validateVersions(versions: unknown): FieldCause[] {
     if (!isJsonObject(record(version.schema).openAPIV3Schema)) {
       causes.push(fieldError.required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
     } else {
-      causes.push(...validateStructuralSchema(schema, `${path}.schema.openAPIV3Schema`));
+      const structural = validateStructuralSchema(schema, `${path}.schema.openAPIV3Schema`);
+      causes.push(...structural);
+      if (structural.length === 0) {
+        causes.push(...validateSchemaRules(schema, `${path}.schema.openAPIV3Schema`));
+      }
     }
     causes.push(...validateColumns(version.additionalPrinterColumns, `${path}.additionalPrinterColumns`));
     causes.push(

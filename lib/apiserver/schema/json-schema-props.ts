@@ -33,4 +33,18 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  'x-kubernetes-validations'?: ValidationRule[];
+}
+
+/** One `x-kubernetes-validations` entry: a CEL rule and how its failure is reported. */
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  /** FieldValueInvalid (default), FieldValueForbidden, FieldValueRequired or FieldValueDuplicate. */
+  reason?: string;
+  /** JSONPath-like path, relative to the rule's node, the failure is reported at (`.spec.x`, `['a.b']`). */
+  fieldPath?: string;
+  /** Evaluate the transition rule on create too, with `oldSelf` an optional (none when absent). */
+  optionalOldSelf?: boolean;
 }

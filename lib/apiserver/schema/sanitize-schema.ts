@@ -49,6 +49,7 @@ export const SCHEMA_KEYWORD_TYPES: Readonly<Record<string, KeywordType>> = {
   'x-kubernetes-list-type': 'string',
   'x-kubernetes-list-map-keys': 'string[]',
   'x-kubernetes-map-type': 'string',
+  'x-kubernetes-validations': 'array',
 };
 
 /** Whether a keyword's value has the type the schema language requires (nested schemas: objects). */
