@@ -28,6 +28,7 @@ import {
   pathNotFound,
   statusForCode,
   unauthorized,
+  unsupportedMediaType,
 } from './status.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -95,6 +96,10 @@ export function createRouter(
         }
         return;
       }
+      if (nonResource === 'page-not-found') {
+        sendPageNotFound(res);
+        return;
+      }
       if (typeof nonResource === 'string') {
         res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
         res.end(nonResource);
@@ -111,6 +116,10 @@ export function createRouter(
     }
     const info = parseResourceRequest(method, path, url.searchParams);
     if (!info) throw pathNotFound();
+    if (!core.registry.groupVersions(info.group).includes(info.version)) {
+      sendPageNotFound(res);
+      return;
+    }
     const resolved = core.registry.resolve(info.group, info.version, info.resource);
     if (!resolved) throw pathNotFound();
     if (!resolved.type.namespaced && info.namespace !== undefined) throw pathNotFound();
@@ -125,7 +134,10 @@ export function createRouter(
       throw statusForCode(failing.status, failing.message, failing.retryAfterSeconds);
     const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
     let body = hasBody ? await readBody(req, core.settings.maxBodyBytes) : Buffer.alloc(0);
-    const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if ((method === 'POST' || method === 'PUT') && body.length > 0 && contentType !== '') {
+      checkBodyMediaType(contentType, resolved.type.builtin);
+    }
     if (body.length > 0 && contentType === PROTOBUF_CONTENT_TYPE && method !== 'PATCH') {
       body = Buffer.from(JSON.stringify(decodeProtobufBody(body)));
     }
@@ -173,6 +185,21 @@ export function createRouter(
   };
 }
 
+/**
+ * POST/PUT bodies must be JSON, YAML or (built-ins) protobuf; anything else is 415 as kube's
+ * serializer negotiation answers (k8s.io/apiserver/pkg/endpoints/handlers/negotiation).
+ */
+function checkBodyMediaType(contentType: string, builtin: boolean): void {
+  const accepted = builtin
+    ? ['application/json', 'application/yaml', PROTOBUF_CONTENT_TYPE]
+    : ['application/json', 'application/yaml'];
+  if (!accepted.includes(contentType)) {
+    throw unsupportedMediaType(
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    );
+  }
+}
+
 function dispatch(ctx: RequestContext): Reply {
   switch (ctx.info.verb) {
     case 'get':
@@ -194,8 +221,17 @@ function dispatch(ctx: RequestContext): Reply {
   }
 }
 
-/** A reply, plain text, or the marker 'openapi-v2' (protobuf body). */
+/** A reply, plain text, or the markers 'openapi-v2' (protobuf body) and 'page-not-found'. */
 type NonResource = Reply | string | undefined;
+
+/**
+ * An unserved group or group/version falls through kube-apiserver's handler chain to Go's
+ * http.NotFound: a plain-text `404 page not found` (k8s.io/apiserver/pkg/server/mux/pathrecorder.go).
+ */
+function sendPageNotFound(res: ServerResponse): void {
+  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+  res.end('404 page not found\n');
+}
 
 function nonResourceReply(
   core: ApiServerCore,
@@ -241,15 +277,15 @@ function nonResourceReply(
   }
   if (parts.length === 2 && parts[0] === 'api') {
     const list = apiResourceList(core.registry, '', parts[1] ?? '');
-    return list ? { code: 200, body: list } : { code: 404, body: pathNotFound().status };
+    return list ? { code: 200, body: list } : 'page-not-found';
   }
   if (parts.length === 2 && parts[0] === 'apis') {
     const group = apiGroup(core.registry, parts[1] ?? '');
-    return group ? { code: 200, body: group } : { code: 404, body: pathNotFound().status };
+    return group ? { code: 200, body: group } : 'page-not-found';
   }
   if (parts.length === 3 && parts[0] === 'apis') {
     const list = apiResourceList(core.registry, parts[1] ?? '', parts[2] ?? '');
-    return list ? { code: 200, body: list } : { code: 404, body: pathNotFound().status };
+    return list ? { code: 200, body: list } : 'page-not-found';
   }
   return undefined;
 }

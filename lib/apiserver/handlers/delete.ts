@@ -3,11 +3,14 @@ import { parseJsonObject } from '../http-io.js';
 import { display, metadataOf, objectAt, stringAt, type JsonObject } from '../json.js';
 import { deleteObject, type PropagationPolicy } from '../object-lifecycle.js';
 import { apiVersionOf, typeKey } from '../resource-type.js';
-import { badRequest, conflict, deleteSuccess, methodNotAllowed } from '../status.js';
+import { badRequest, conflict, deleteSuccess, forbidden, methodNotAllowed } from '../status.js';
 import { namespaceOf, nameOf, selectorFilter } from './filter.js';
 import { listItem, presentObject } from './presentation.js';
 import type { RequestContext } from './request-context.js';
 import { currentObject } from './update.js';
+
+/** Namespaces the NamespaceLifecycle admission plugin never lets anyone delete. */
+const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 
 interface DeleteOptions {
   policy?: PropagationPolicy;
@@ -80,6 +83,17 @@ function deleteOne(
 export function handleDelete(ctx: RequestContext): Reply {
   if (ctx.info.subresource !== undefined) throw methodNotAllowed();
   const options = deleteOptionsOf(ctx);
+  if (
+    ctx.type.group === '' &&
+    ctx.type.resource === 'namespaces' &&
+    IMMORTAL_NAMESPACES.has(ctx.info.name ?? '')
+  ) {
+    // kube: k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go
+    throw forbidden(`namespaces "${ctx.info.name ?? ''}" is forbidden: this namespace may not be deleted`, {
+      name: ctx.info.name ?? '',
+      kind: 'namespaces',
+    });
+  }
   const current = currentObject(ctx);
   const result = deleteOne(ctx, current, options);
   if (result.deleted && !ctx.type.deleteReturnsObject) {

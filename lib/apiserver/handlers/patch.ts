@@ -61,7 +61,10 @@ function patchFailure(e: unknown): never {
 
 /** PATCH of an object or its status/scale subresource. */
 export function handlePatch(ctx: RequestContext): Reply {
-  if (ctx.info.name === undefined) throw methodNotAllowed();
+  // kube: built-in collections have no PATCH route (405); the custom-resource handler serves the
+  // collection path and rejects the missing name (k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go).
+  if (ctx.info.name === undefined)
+    throw ctx.type.builtin ? methodNotAllowed() : badRequest('name must be provided');
   const kind = patchKindOf(ctx);
   const sub = ctx.info.subresource;
   if (

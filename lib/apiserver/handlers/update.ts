@@ -48,12 +48,14 @@ export function currentObject(ctx: RequestContext): JsonObject {
 export function handleUpdate(ctx: RequestContext): Reply {
   if (ctx.info.name === undefined) throw methodNotAllowed();
   const body = parseJsonObject(ctx.body);
+  // kube checks the body's name against the URL before looking the object up
+  // (k8s.io/apiserver/pkg/endpoints/handlers/update.go), so a mismatch is a 400 even when it is absent.
+  if (ctx.info.subresource !== 'scale') checkName(ctx, body);
   const current = currentObjectOrCheck(ctx);
   if (ctx.info.subresource === 'scale') {
     return updateObject(ctx, current, scaleToObject(ctx, current, body), { requireRv: false });
   }
   checkTypeMeta(ctx, body);
-  checkName(ctx, body);
   checkNamespace(ctx, body);
   return updateObject(ctx, current, body, { requireRv: true });
 }

@@ -27,11 +27,6 @@ export function handleWatch(ctx: RequestContext): void {
   if (sendInitial !== null && sendInitial !== '') {
     if (sendInitial !== 'true' && sendInitial !== 'false')
       listOptionsInvalid('sendInitialEvents', 'Invalid value');
-    if (!bookmarks)
-      listOptionsInvalid(
-        'allowWatchBookmarks',
-        'Forbidden: allowWatchBookmarks required when sendInitialEvents is set',
-      );
     if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
       listOptionsInvalid(
         'resourceVersionMatch',
@@ -142,13 +137,20 @@ export function handleWatch(ctx: RequestContext): void {
   }
   if (stream.isClosed) return;
   core.hub.add(stream);
-  if (bookmarks)
+  // The newest resourceVersion the client has been told about; a bookmark repeating it says nothing.
+  let toldRv = core.store.currentRv;
+  const bookmarkIfNewer = (): void => {
+    if (core.store.currentRv <= toldRv) return;
+    toldRv = core.store.currentRv;
+    stream.sendBookmark(toldRv);
+  };
+  if (bookmarks) {
     stream.every(core.settings.bookmarkIntervalMs, () => {
-      stream.sendBookmark(core.store.currentRv);
+      toldRv = core.store.currentRv;
+      stream.sendBookmark(toldRv);
     });
+  }
   if (timeoutSeconds !== undefined && timeoutSeconds > 0) {
-    stream.endAfter(timeoutSeconds * 1000, () => {
-      stream.sendBookmark(core.store.currentRv);
-    });
+    stream.endAfter(timeoutSeconds * 1000, bookmarkIfNewer);
   }
 }

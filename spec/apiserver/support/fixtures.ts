@@ -40,7 +40,13 @@ export function widgetCrd(group = 'example.com'): Record<string, unknown> {
                     tags: { type: 'array', items: { type: 'string' } },
                   },
                 },
-                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                // `ready` is declared as well: client-node's model serializer drops the
+                // x-kubernetes-* keys of a plain object, and kube prunes undeclared status fields.
+                status: {
+                  type: 'object',
+                  'x-kubernetes-preserve-unknown-fields': true,
+                  properties: { ready: { type: 'boolean' } },
+                },
               },
             },
           },
