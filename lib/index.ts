@@ -322,6 +322,9 @@ export {
   isReconcileError,
   type ReconcileErrorOptions,
 } from './controller/reconcile-error.js';
+export type { SharedResources } from './framework/controller-core.js';
+export { Operator } from './operator/operator.js';
+export type { OperatorOptions, OperatorController } from './operator/operator-options.js';
 
 // --- status, owned children, bound object and guard (issue 16: operator-sdk-extra / sequencer parity) ---
 export {

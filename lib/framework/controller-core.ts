@@ -51,11 +51,16 @@ export interface CoreParts<Obj extends KubernetesObject> {
   watches?: readonly WatchSource[];
   /** Predicates on the reconciled kind's events. Default none. */
   predicates?: readonly Predicate<Obj>[];
-  /**
-   * Leadership comes from outside (an `Operator` holding one Lease for many controllers): `start()`
-   * syncs but runs no workers until `startWorkers`. Default false.
-   */
-  externalLeadership?: boolean;
+}
+
+/** What an `Operator` shares with the controllers it runs (see {@link ControllerCore.joinOperator}). */
+export interface SharedResources {
+  /** The operator's registry: every controller's metrics go there. */
+  registry: Registry;
+  /** The operator's informer cache (undefined without an API connection of its own). */
+  informers: InformerCache | undefined;
+  /** The operator holds the Lease: workers run only between `startWorkers` and `stopWorkers`. */
+  externalLeadership: boolean;
 }
 
 /**
@@ -70,8 +75,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   readonly logger: Logger;
   private readonly noun: string;
   private readonly parts: CoreParts<Obj>;
-  private readonly controllerMetrics: ControllerMetrics;
-  private readonly runner: PassRunner<Obj>;
+  private controllerMetrics!: ControllerMetrics;
+  private runner!: PassRunner<Obj>;
   private readonly memory: RemovedFinalizerMemory;
   private readonly events: EventRecorder | undefined;
   private readonly errorConditions: ErrorConditionWriter | undefined;
@@ -79,8 +84,10 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private readonly ledger = new FailureLedger();
   /** Objects the engine's own finalizer patch produced, until the watch delivers them (S11). */
   private readonly ownPatches = new Map<string, Obj>();
-  private readonly sources: SourceSet<Obj> | undefined;
-  private readonly pool: WorkerPool;
+  private sources: SourceSet<Obj> | undefined;
+  private pool!: WorkerPool;
+  private externalLeadership = false;
+  private sharedInformers: InformerCache | undefined;
   private readonly lifetime = new AbortController();
   private elector: LeaderElector | undefined;
   private election: Promise<void> | undefined;
@@ -118,13 +125,6 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         'config.leaderElection and config.crd need an API connection: pass config.kubeConfig',
       );
     }
-    if (this.client !== undefined) {
-      const informers =
-        c.informers ?? new InformerCache({ client: this.client, logger: this.logger, registry: c.registry });
-      this.sources = new SourceSet<Obj>(this.logger, informers);
-    }
-    this.controllerMetrics = new ControllerMetrics({ registry: c.registry, controller: c.name });
-    this.controllerMetrics.setMaxConcurrentReconciles(c.workers);
     this.memory = new RemovedFinalizerMemory(
       c.resyncPeriodMs > 0 ? 3 * c.resyncPeriodMs : DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
     );
@@ -139,6 +139,21 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         logger: this.logger,
       });
     }
+    this.wire();
+  }
+
+  /** Builds the parts bound to the registry and the informer cache (again when joining an Operator). */
+  private wire(): void {
+    const c = this.config;
+    if (this.client !== undefined) {
+      const informers =
+        this.sharedInformers ??
+        c.informers ??
+        new InformerCache({ client: this.client, logger: this.logger, registry: c.registry });
+      this.sources = new SourceSet<Obj>(this.logger, informers);
+    }
+    this.controllerMetrics = new ControllerMetrics({ registry: c.registry, controller: c.name });
+    this.controllerMetrics.setMaxConcurrentReconciles(c.workers);
     this.pool = new WorkerPool({
       name: c.name,
       workers: c.workers,
@@ -150,7 +165,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       process: (queue, key, signal) => this.process(queue, key, signal),
     });
     this.runner = new PassRunner<Obj>({
-      body: parts.body,
+      body: this.parts.body,
       finalizer: c.finalizer,
       pauseAnnotations: c.pauseAnnotations,
       logger: this.logger,
@@ -167,6 +182,22 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         this.prepareContext(ctx, obj);
       },
     });
+  }
+
+  /**
+   * Joins an `Operator` before start: metrics move to its registry, watches to its informer cache
+   * (unless `config.informers` was given), and with its Lease the workers wait for `startWorkers`.
+   */
+  joinOperator(shared: SharedResources): void {
+    if (this.startPromise !== undefined) {
+      throw new InvalidConfigError(
+        `${this.noun} ${this.config.name} was already started: add it to the Operator before starting it`,
+      );
+    }
+    this.config.registry = shared.registry;
+    this.externalLeadership = shared.externalLeadership;
+    this.sharedInformers = this.config.informers ?? shared.informers;
+    this.wire();
   }
 
   /** The Prometheus registry holding every metric of this controller. */
@@ -306,7 +337,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     }
     this.isSynced = true;
     this.scheduleResync();
-    if (this.parts.externalLeadership === true) {
+    if (this.externalLeadership) {
       this.logger.info(`${this.noun} synced; workers start with the operator's leadership`);
       return;
     }

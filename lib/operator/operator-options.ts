@@ -1,0 +1,42 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import type { HealthServerConfig, LeaderElectionOptions } from '../framework/core-config.js';
+import type { ControllerCore } from '../framework/controller-core.js';
+import type { Runnable } from '../framework/run-until-signal.js';
+import type { Logger } from '../observability/logger.js';
+
+/**
+ * Anything an `Operator` runs: `Framework`, `Controller`, and later front ends. A plain `Runnable`
+ * (start/stop) runs too, without sharing; a front end built on the engine exposes its `core`, through
+ * which the operator shares its registry, informer cache and Lease.
+ */
+export interface OperatorController extends Runnable {
+  /** Name (unique within one operator; the `/readyz` check is `controller:<name>`). */
+  readonly name?: string;
+  /** Whether it is ready (synced, watches healthy, not stopping). Default: started. */
+  readonly ready?: boolean;
+  /** The engine of a front end on `ControllerCore`. */
+  readonly core?: Pick<ControllerCore, 'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason'>;
+}
+
+/** Options of an `Operator`. Every field is optional. */
+export interface OperatorOptions {
+  /** Name in logs, and the user agent of the operator's own client. Default `operator`. */
+  name?: string;
+  /**
+   * API connection of the shared informer cache and the Lease. Default: `KUBECONFIG`, then
+   * `~/.kube/config`, then in-cluster; without any, nothing is shared and no Lease is possible.
+   */
+  kubeConfig?: KubeConfig;
+  /** Registry for every controller's metrics, served on `/metrics`. Default: a new Registry. */
+  registry?: Registry;
+  /** Logger. Default: `createLogger()`. */
+  logger?: Logger;
+  /**
+   * One `/healthz`, `/readyz` (ready when every controller is) and `/metrics` server for all, or false.
+   * Default false.
+   */
+  healthServer?: HealthServerConfig | false;
+  /** One Lease gating every controller's workers, or false (each controller as configured). Default false. */
+  leaderElection?: LeaderElectionOptions | false;
+}

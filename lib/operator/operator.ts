@@ -1,0 +1,258 @@
+import { setMaxListeners } from 'node:events';
+import { Registry } from 'prom-client';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { resolveCoreConfig, type ResolvedCoreConfig } from '../framework/resolve-core-config.js';
+import { handleSignals, type HandleSignalsOptions } from '../framework/handle-signals.js';
+import { makeClient } from '../framework/make-client.js';
+import type { ObjectClient } from '../kube/object-client.js';
+import { LeaderElector } from '../leader/leader-elector.js';
+import { HealthServer } from '../observability/health-server.js';
+import type { Logger } from '../observability/logger.js';
+import { InformerCache } from '../watch/informer-cache.js';
+import type { OperatorController, OperatorOptions } from './operator-options.js';
+
+interface Member {
+  controller: OperatorController;
+  name: string;
+  started: Promise<void> | undefined;
+}
+
+/**
+ * Runs several controllers — `Framework`, `Controller`, later front ends — in one process with one
+ * health server (`/readyz` ready when all are), one metrics registry, one informer cache (controllers
+ * watching the same kind and scope share one watch) and one Lease gating every controller's workers.
+ * The first controller that fails to start stops the others, and `start()`/`run()` reject with its error.
+ * See docs/operator.md.
+ */
+export class Operator {
+  /** The shared informer cache (undefined without an API connection). */
+  readonly informers: InformerCache | undefined;
+  private readonly settings: ResolvedCoreConfig;
+  private readonly logger: Logger;
+  private readonly client: ObjectClient | undefined;
+  private readonly members: Member[] = [];
+  private readonly lifetime = new AbortController();
+  private health: HealthServer | undefined;
+  private election: Promise<void> | undefined;
+  private leaderSignal: AbortSignal | undefined;
+  private startPromise: Promise<void> | undefined;
+  private stopPromise: Promise<void> | undefined;
+  private stopped: (() => void) | undefined;
+  private readonly done: Promise<void>;
+
+  constructor(options: OperatorOptions = {}) {
+    if (typeof options !== 'object' || (options as unknown) === null) {
+      throw new InvalidConfigError('new Operator(options): options must be an object (or left out)');
+    }
+    // The same checks and defaults as a controller's options of the same names.
+    this.settings = resolveCoreConfig(
+      {
+        name: options.name ?? 'operator',
+        ...(options.kubeConfig === undefined ? {} : { kubeConfig: options.kubeConfig }),
+        ...(options.registry === undefined ? {} : { registry: options.registry }),
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+        healthServer: options.healthServer ?? false,
+        leaderElection: options.leaderElection ?? false,
+        finalizer: false,
+      },
+      {
+        usage: 'new Operator({ healthServer?, leaderElection?, registry?, logger? })',
+        defaultFinalizer: () => false,
+      },
+    );
+    setMaxListeners(0, this.lifetime.signal);
+    this.logger = this.settings.logger.child({ operator: this.settings.name });
+    this.client = makeClient(this.settings.name, options.kubeConfig, this.settings.leaderElection !== false);
+    if (this.client !== undefined) {
+      this.informers = new InformerCache({
+        client: this.client,
+        logger: this.logger,
+        registry: this.settings.registry,
+      });
+    }
+    this.done = new Promise<void>((resolve) => {
+      this.stopped = resolve;
+    });
+  }
+
+  /** The registry holding every controller's metrics. */
+  get metrics(): Registry {
+    return this.settings.registry;
+  }
+
+  /** True when every controller is ready (and there is at least one started). */
+  get ready(): boolean {
+    return this.notReady() === undefined;
+  }
+
+  /** Base URL of the health server once listening, else undefined. */
+  get healthUrl(): string | undefined {
+    return this.health?.url;
+  }
+
+  /**
+   * Adds a controller. Before `start()`/`run()` it is started with the others; afterwards at once (its
+   * start failure is logged and stops nothing else). Names must be unique.
+   */
+  addController(controller: OperatorController): void {
+    if (
+      typeof controller !== 'object' ||
+      typeof controller.start !== 'function' ||
+      typeof controller.stop !== 'function'
+    ) {
+      throw new InvalidConfigError(
+        'operator.addController(controller): give a Framework, a Controller or anything with start() and stop()',
+      );
+    }
+    if (this.stopPromise !== undefined) throw new Error('operator was stopped; create a new one');
+    const name = controller.name ?? `controller-${this.members.length + 1}`;
+    if (this.members.some((m) => m.name === name)) {
+      throw new InvalidConfigError(`operator.addController: a controller named "${name}" was already added`);
+    }
+    if (this.members.some((m) => m.controller === controller)) {
+      throw new InvalidConfigError(`operator.addController: controller "${name}" was already added`);
+    }
+    controller.core?.joinOperator({
+      registry: this.settings.registry,
+      informers: this.informers,
+      externalLeadership: this.settings.leaderElection !== false,
+    });
+    const member: Member = { controller, name, started: undefined };
+    this.members.push(member);
+    if (this.startPromise !== undefined) {
+      this.startMember(member).then(
+        () => {
+          if (this.leaderSignal !== undefined && !this.leaderSignal.aborted) {
+            controller.core?.startWorkers(this.leaderSignal);
+          }
+        },
+        (err: unknown) => {
+          this.logger.error('controller added after start failed to start', { controller: name, err });
+        },
+      );
+    }
+  }
+
+  /**
+   * Starts the health server and every controller; resolves once all started (synced, workers running
+   * or standing by for the Lease). The first failure stops everything and rejects with that error.
+   */
+  start(): Promise<void> {
+    if (this.stopPromise !== undefined)
+      return Promise.reject(new Error('operator was stopped; create a new one'));
+    this.startPromise ??= this.startAll().catch(async (err: unknown) => {
+      this.logger.error('operator failed to start', { err });
+      await this.stop();
+      throw err;
+    });
+    return this.startPromise;
+  }
+
+  /** Starts (see {@link start}) and resolves after every controller stopped: on `signal` or `stop()`. */
+  async run(signal?: AbortSignal): Promise<void> {
+    if (signal !== undefined) {
+      const onAbort = (): void => {
+        void this.stop();
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    }
+    await this.start();
+    await this.done;
+  }
+
+  /** Stops every controller gracefully (in parallel), the Lease, the watches and the health server. */
+  stop(): Promise<void> {
+    this.stopPromise ??= this.shutdown();
+    return this.stopPromise;
+  }
+
+  /** Stops gracefully on SIGTERM/SIGINT and exits 0 (a second signal exits at once). */
+  handleSignals(options: HandleSignalsOptions = {}): () => void {
+    return handleSignals(this, { logger: this.logger, ...options }).dispose;
+  }
+
+  private notReady(): string | undefined {
+    if (this.stopPromise !== undefined) return 'shutting down';
+    if (this.members.length === 0) return 'no controllers';
+    for (const m of this.members) {
+      const reason = memberProblem(m);
+      if (reason !== undefined) return `${m.name}: ${reason}`;
+    }
+    return undefined;
+  }
+
+  private startMember(member: Member): Promise<void> {
+    member.started ??= member.controller.start();
+    return member.started;
+  }
+
+  private async startAll(): Promise<void> {
+    const s = this.settings;
+    if (s.healthServer !== false) {
+      this.health = new HealthServer({
+        ...s.healthServer,
+        registry: s.registry,
+        readinessChecks: {
+          'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
+          // Every controller, also those added after start: the first one not ready is the reason.
+          controllers: () => this.notReady(),
+        },
+      });
+      const url = await this.health.start(this.lifetime.signal);
+      this.logger.info('health server listening', { url });
+    }
+    // Every controller starts at once; the first failure wins (the others are stopped by stop()).
+    await Promise.all(this.members.map((m) => this.startMember(m)));
+    if (s.leaderElection !== false && this.client !== undefined) {
+      const elector = new LeaderElector({
+        client: this.client,
+        ...s.leaderElection,
+        logger: this.logger,
+        registry: s.registry,
+      });
+      this.election = elector
+        .run(this.lifetime.signal, {
+          onStartedLeading: (leaderSignal) => {
+            this.leaderSignal = leaderSignal;
+            for (const m of this.members) m.controller.core?.startWorkers(leaderSignal);
+          },
+          onStoppedLeading: () => {
+            this.leaderSignal = undefined;
+            for (const m of this.members) m.controller.core?.stopWorkers('leadership lost');
+          },
+        })
+        .catch((err: unknown) => {
+          this.logger.error('leader election failed', { err });
+        });
+    }
+    this.logger.info('operator started', {
+      controllers: this.members.map((m) => m.name),
+      leaderElection: s.leaderElection !== false,
+    });
+  }
+
+  private async shutdown(): Promise<void> {
+    this.logger.info('stopping operator', { controllers: this.members.length });
+    const results = await Promise.allSettled(this.members.map((m) => m.controller.stop()));
+    for (const [i, r] of results.entries()) {
+      if (r.status === 'rejected') {
+        this.logger.error('controller failed to stop', { controller: this.members[i]?.name, err: r.reason });
+      }
+    }
+    this.lifetime.abort(new Error('operator stopped'));
+    await this.election;
+    await this.informers?.stop();
+    await this.health?.close();
+    this.client?.close();
+    this.logger.info('operator stopped');
+    this.stopped?.();
+  }
+}
+
+function memberProblem(m: Member): string | undefined {
+  const core = m.controller.core;
+  if (core !== undefined) return core.notReadyReason;
+  if (m.controller.ready !== undefined) return m.controller.ready ? undefined : 'not ready';
+  return m.started === undefined ? 'not started' : undefined;
+}
