@@ -96,10 +96,10 @@ describe('Operator and shared informers on the embedded API server', () => {
           resources: [
             {
               name: 'r',
-              ensureCreated: (_ctx, obj) => {
+              ensureCreated: async (_ctx, obj) => {
                 fwSeen.push(obj.metadata?.name ?? '');
               },
-              ensureDeleted: () => undefined,
+              ensureDeleted: async () => undefined,
             },
           ],
         }),
