@@ -36,6 +36,7 @@ export {
 } from './errors/index.js';
 export { ReconcileContext, type ReconcileContextOptions } from './context/reconcile-context.js';
 export { defineContextKey, type ContextKey } from './context/context-key.js';
+export { stepGateKey, checkStepGate } from './context/step-gate.js';
 export { defineFlag, type Flag } from './context/flag.js';
 export {
   reconciliationCanceled,
@@ -184,7 +185,10 @@ export {
   DEFAULT_RETRY_PERIOD_MS,
   type LeaderElectorOptions,
   type LeaderCallbacks,
+  LeaseExpiredError,
+  isLeaseExpired,
 } from './leader/leader-elector.js';
+export type { WriteFence } from './kube/object-client.js';
 export { LeaderElectionMetrics } from './leader/metrics.js';
 // end engine/plumbing
 // engine/framework: Framework, finalizers, pause, status conditions, metrics, events, health, signals

@@ -15,6 +15,7 @@ import { sleep } from '../util/sleep.js';
 import { InformerCache } from '../watch/informer-cache.js';
 import type { Store } from '../watch/store.js';
 import { cacheKey, clientKey, eventRecorderKey } from './context-keys.js';
+import { stepGateKey } from '../context/step-gate.js';
 import { DEFAULT_REMOVED_FINALIZER_MEMORY_MS, DEFAULT_RESYNC_JITTER } from './defaults.js';
 import { DropInObjects } from './drop-in-objects.js';
 import { ensureCrd } from './ensure-crd.js';
@@ -284,6 +285,11 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
 
   private prepareContext(ctx: ReconcileContext, obj: Obj): void {
     if (this.client !== undefined) ctx.set(clientKey, this.client);
+    const fence = this.elector?.fence;
+    if (fence !== undefined)
+      ctx.set(stepGateKey, () => {
+        fence.check();
+      });
     ctx.set(cacheKey, (kind: string, apiVersion?: string) => this.cache(kind, apiVersion));
     const events = this.events;
     if (events !== undefined) {
@@ -344,11 +350,13 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     if (c.leaderElection !== false && this.client !== undefined) {
       const le = c.leaderElection;
       this.elector = new LeaderElector({
-        client: this.client,
+        // The Lease's own renewals must not be fenced; every other write of this client is (S14 fencing).
+        client: this.client.unfenced(),
         ...le,
         logger: this.logger,
         registry: c.registry,
       });
+      this.client.fence = this.elector.fence;
       this.election = this.elector
         .run(signal, {
           onStartedLeading: (leaderSignal) => {
@@ -401,6 +409,9 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   }
 
   private async process(queue: WorkQueue, key: string, signal: AbortSignal): Promise<void> {
+    // Fencing: no pass starts once the renew deadline passed since the last successful renew (the term
+    // ends here and now; the next term enqueues every known key again).
+    if (this.elector !== undefined && !this.elector.holdsLease()) return;
     let fromStore = this.sources?.primary?.get(key);
     if (this.ownPatches.size > 0 && fromStore !== undefined) fromStore = this.latest(key, fromStore);
     const obj = fromStore ?? this.objects.remembers(key);

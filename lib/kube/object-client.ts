@@ -34,6 +34,17 @@ export interface ObjectClientOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A gate on this client's writes (leader fencing): `check()` runs before every create, update, patch and
+ * delete and throws to refuse it; `signal` aborts the writes in flight when it fires.
+ */
+export interface WriteFence {
+  /** Throws (e.g. LeaseExpiredError) when writing is no longer safe. */
+  check(): void;
+  /** Aborts when the fence closes; undefined while there is nothing to abort with. */
+  readonly signal: AbortSignal | undefined;
+}
+
 /** Options of a list. */
 export interface ListOptions {
   labelSelector?: string;
@@ -112,6 +123,8 @@ export class ObjectClient {
   private readonly signal: AbortSignal | undefined;
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
   private watchAgent: http.Agent | undefined;
+  /** Checked before every write; set by leader election (the lease's own renewals use {@link unfenced}). */
+  fence: WriteFence | undefined;
 
   constructor(options: ObjectClientOptions) {
     this.kubeConfig = options.kubeConfig;
@@ -173,6 +186,24 @@ export class ObjectClient {
     return `${prefix}${ns}/${plural}${obj}${sub}`;
   }
 
+  /** A view of this client (same transport, discovery cache) whose writes skip the fence. */
+  unfenced(): ObjectClient {
+    const view = Object.create(this) as ObjectClient;
+    view.fence = undefined;
+    return view;
+  }
+
+  /** The fence's check, then the signal a write runs under (the fence's signal added). */
+  private writeSignal(signal?: AbortSignal): AbortSignal | undefined {
+    const fence = this.fence;
+    if (fence === undefined) return this.signalOf(signal);
+    fence.check();
+    const fenceSignal = fence.signal;
+    const own = this.signalOf(signal);
+    if (fenceSignal === undefined) return own;
+    return own === undefined ? fenceSignal : AbortSignal.any([own, fenceSignal]);
+  }
+
   private signalOf(signal?: AbortSignal): AbortSignal | undefined {
     if (signal === undefined) return this.signal;
     if (this.signal === undefined) return signal;
@@ -220,7 +251,7 @@ export class ObjectClient {
       path,
       query: { fieldManager: opts.fieldManager ?? this.fieldManager },
       body: obj,
-      signal: this.signalOf(opts.signal),
+      signal: this.writeSignal(opts.signal),
     })) as T;
   }
 
@@ -244,7 +275,7 @@ export class ObjectClient {
       path,
       query: { fieldManager: opts.fieldManager ?? this.fieldManager },
       body: obj,
-      signal: this.signalOf(opts.signal),
+      signal: this.writeSignal(opts.signal),
     })) as T;
   }
 
@@ -264,7 +295,7 @@ export class ObjectClient {
       },
       body,
       contentType: PATCH_CONTENT_TYPES[type],
-      signal: this.signalOf(opts.signal),
+      signal: this.writeSignal(opts.signal),
     })) as T;
   }
 
@@ -292,7 +323,7 @@ export class ObjectClient {
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
     if (opts.propagationPolicy !== undefined) body.propagationPolicy = opts.propagationPolicy;
     if (opts.preconditions !== undefined) body.preconditions = opts.preconditions;
-    await this.transport.request({ method: 'DELETE', path, body, signal: this.signalOf(opts.signal) });
+    await this.transport.request({ method: 'DELETE', path, body, signal: this.writeSignal(opts.signal) });
   }
 
   /**

@@ -4,7 +4,7 @@ import { V1ObjectMeta, type KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { abortableSleep } from '../util/abortable-sleep.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-error.js';
-import type { ObjectClient } from '../kube/object-client.js';
+import type { ObjectClient, WriteFence } from '../kube/object-client.js';
 import type { ObjectRef } from '../kube/resource-ref.js';
 import type { Logger } from '../observability/logger.js';
 import { LeaderElectionMetrics } from './metrics.js';
@@ -62,6 +62,22 @@ interface LeaseSpec {
 
 type Lease = KubernetesObject & { spec?: LeaseSpec };
 
+/**
+ * Work refused because this replica can no longer be sure it holds the lease: its monotonic clock says
+ * the renew deadline passed since the last successful renew (e.g. the process was paused).
+ */
+export class LeaseExpiredError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LeaseExpiredError';
+  }
+}
+
+/** Whether `err` is a {@link LeaseExpiredError}. */
+export function isLeaseExpired(err: unknown): err is LeaseExpiredError {
+  return err instanceof LeaseExpiredError;
+}
+
 /** Reads `signal.aborted` afresh (it changes across awaits; TypeScript narrows it as if it could not). */
 function isAborted(signal: AbortSignal): boolean {
   return signal.aborted;
@@ -102,6 +118,24 @@ export class LeaderElector {
   private observedHolder = '';
   private lease: Lease | undefined;
   private leading = false;
+  /** performance.now() when the last successful acquire/renew request was sent (monotonic). */
+  private lastRenewMono = 0;
+  private term: AbortController | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  /** The fence for writes made on this replica's behalf (the framework's client checks it). */
+  readonly fence: WriteFence = Object.defineProperty(
+    {
+      check: () => {
+        if (!this.holdsLease()) {
+          throw new LeaseExpiredError(
+            `not writing: this replica may no longer hold lease ${this.options.namespace}/${this.options.leaseName} (no successful renew within ${this.renewDeadlineMs} ms)`,
+          );
+        }
+      },
+    },
+    'signal',
+    { get: () => this.term?.signal, enumerable: true },
+  ) as WriteFence;
 
   constructor(options: LeaderElectorOptions) {
     this.options = options;
@@ -130,6 +164,37 @@ export class LeaderElector {
   }
 
   /**
+   * True while this candidate leads and its monotonic clock says less than `renewDeadlineMs` passed since
+   * the last successful renew was sent. Once false, the current term is ended on the spot (its signal
+   * aborts, in-flight requests with it): a process resumed after a pause stops before it writes, since
+   * others may take the lease only `leaseDurationMs` (> renewDeadlineMs) after that renew.
+   */
+  holdsLease(): boolean {
+    if (!this.leading) return false;
+    if (performance.now() - this.lastRenewMono < this.renewDeadlineMs) return true;
+    this.fenceOff();
+    return false;
+  }
+
+  private fenceOff(): void {
+    const term = this.term;
+    if (term === undefined || term.signal.aborted) return;
+    this.logger.warn('renew deadline passed since the last successful renew: stopping work', {
+      identity: this.identity,
+      sinceRenewMs: Math.round(performance.now() - this.lastRenewMono),
+    });
+    term.abort(new LeaseExpiredError('renew deadline passed since the last successful renew'));
+  }
+
+  /** Ends the term when the renew deadline passes (a timer: the checks at every pass and write do the rest). */
+  private armWatchdog(): void {
+    clearTimeout(this.watchdog);
+    const left = this.lastRenewMono + this.renewDeadlineMs - performance.now();
+    this.watchdog = setTimeout(() => this.holdsLease(), Math.max(0, left) + 1);
+    this.watchdog.unref();
+  }
+
+  /**
    * Campaigns until `signal` aborts: acquire, lead (renewing), and after a loss campaign again.
    * On abort it stops leading, releases the lease and resolves.
    */
@@ -137,23 +202,28 @@ export class LeaderElector {
     while (!signal.aborted) {
       if (!(await this.acquire(signal, callbacks))) break;
       const leader = new AbortController();
+      this.term = leader;
       this.setLeading(true);
+      this.armWatchdog();
       this.logger.info('became leader', { identity: this.identity });
       try {
         callbacks.onStartedLeading(leader.signal);
       } catch (err) {
         this.logger.error('onStartedLeading threw', { err });
       }
-      await this.renewLoop(signal);
+      await this.renewLoop(AbortSignal.any([signal, leader.signal]));
+      clearTimeout(this.watchdog);
       this.setLeading(false);
-      leader.abort(new Error('leadership lost'));
+      if (!leader.signal.aborted) leader.abort(new Error('leadership lost'));
       try {
         callbacks.onStoppedLeading();
       } catch (err) {
         this.logger.error('onStoppedLeading threw', { err });
       }
       if (isAborted(signal)) await this.release();
-      else this.logger.warn('lost leadership; campaigning again', { identity: this.identity });
+      else if (leader.signal.reason instanceof LeaseExpiredError) {
+        this.logger.warn('fenced after the renew deadline; campaigning again', { identity: this.identity });
+      } else this.logger.warn('lost leadership; campaigning again', { identity: this.identity });
     }
   }
 
@@ -206,19 +276,24 @@ export class LeaderElector {
   }
 
   private async renewLoop(signal: AbortSignal): Promise<void> {
-    let lastRenew = Date.now();
     while (!signal.aborted) {
       await abortableSleep(this.retryPeriodMs, signal);
       if (isAborted(signal)) return;
+      // A renew that lands after the deadline must not revive a term the fence already ended.
+      if (!this.holdsLease()) return;
       const attempt = AbortSignal.any([signal, AbortSignal.timeout(this.renewDeadlineMs)]);
-      if (await this.tryAcquireOrRenew(attempt)) lastRenew = Date.now();
-      else if (
-        Date.now() - lastRenew >= this.renewDeadlineMs ||
-        this.lease?.spec?.holderIdentity !== this.identity
-      ) {
+      if (await this.tryAcquireOrRenew(attempt)) {
+        this.armWatchdog();
+      } else if (!this.holdsLease() || this.lease?.spec?.holderIdentity !== this.identity) {
         return;
       }
     }
+  }
+
+  /** A renew sent at `sentAt` succeeded; a fenced term stays ended (the loop campaigns anew). */
+  private renewed(sentAt: number): void {
+    if (this.term?.signal.aborted === true && this.leading) return;
+    this.lastRenewMono = Math.max(this.lastRenewMono, sentAt);
   }
 
   private observe(lease: Lease, callbacks?: LeaderCallbacks): void {
@@ -245,6 +320,7 @@ export class LeaderElector {
   private async tryAcquireOrRenew(signal: AbortSignal, callbacks?: LeaderCallbacks): Promise<boolean> {
     const { client } = this.options;
     const now = Date.now();
+    const sentAt = performance.now();
     const spec = (acquireTime: string, transitions: number): LeaseSpec => ({
       holderIdentity: this.identity,
       leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
@@ -268,6 +344,7 @@ export class LeaderElector {
           { signal },
         );
         this.observe(created, callbacks);
+        this.renewed(sentAt);
         return true;
       }
       this.observe(current, callbacks);
@@ -286,6 +363,7 @@ export class LeaderElector {
         { signal },
       );
       this.observe(updated, callbacks);
+      this.renewed(sentAt);
       return true;
     } catch (err) {
       if (!isConflict(err) && !isAlreadyExists(err) && !signal.aborted) {

@@ -1,4 +1,5 @@
 import { reconciliationCanceled, resourceCanceled } from '../context/flags.js';
+import { checkStepGate } from '../context/step-gate.js';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import { ExecutionFailedError } from '../errors/execution-failed-error.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
@@ -149,7 +150,7 @@ export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> i
 
   /** The step's context, or `undefined` when a flag says stop. Throws when the signal is aborted. */
   private checkpoint(ctx: ReconcileContext, step: CRUDStep): ReconcileContext | undefined {
-    ctx.signal.throwIfAborted();
+    checkStepGate(ctx);
     const stepCtx = ctx.withLogMeta(STEP_META[step]);
     if (reconciliationCanceled.is(ctx)) {
       stepCtx.logger.debug('reconciliation canceled; skipping the rest of the resource');

@@ -1,5 +1,6 @@
 import { isList } from '../util/is-list.js';
 import { reconciliationCanceled, resourceCanceled } from '../context/flags.js';
+import { checkStepGate } from '../context/step-gate.js';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import { ExecutionFailedError } from '../errors/execution-failed-error.js';
 import type { Resource } from './resource.js';
@@ -28,7 +29,7 @@ export function* resourcesFlow<Obj>(
   }
   reconciliationCanceled.install(ctx);
   for (const resource of resources) {
-    ctx.signal.throwIfAborted();
+    checkStepGate(ctx);
     const resourceCtx = ctx.withLogMeta({ resource: resource.name });
     resourceCanceled.install(resourceCtx);
     if (resource instanceof CRUDResource && resource[path] === CRUDResource.prototype[path]) {
