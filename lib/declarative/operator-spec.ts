@@ -1,0 +1,94 @@
+/**
+ * The declarative operator spec (dcontroller's `OperatorSpec`): controllers written as data — sources to
+ * watch, a pipeline that joins, filters and reshapes them, and a target kind to write the result to. The
+ * same shape is read from YAML ({@link loadOperatorSpec}) or given as an object.
+ */
+
+/** A JSON value read as an expression: a literal, a `"$.json.path"` string, or `{ "@op": args }`. */
+export type Expression = unknown;
+
+/** Names a kind. Without `apiGroup` it is a view kind of the operator (group `<operator>.view.reconcilekit.io`). */
+export interface ResourceSpec {
+  /** API group; `''` is the core group (`v1`). Omitted: a view kind of this operator. */
+  apiGroup?: string;
+  /** Version. Default: the view version `v1alpha1` for views; for other kinds the server's preferred version. */
+  version?: string;
+  /** Kind, e.g. `ConfigMap`. Required. */
+  kind: string;
+}
+
+/** A serialisable watch predicate (controller-runtime's predicates, as dcontroller spells them). */
+export type PredicateSpec =
+  | { GenerationChanged: Record<string, never> | null }
+  | { ResourceVersionChanged: Record<string, never> | null }
+  | { LabelChanged: Record<string, never> | null }
+  | { AnnotationChanged: Record<string, never> | null }
+  | { And: PredicateSpec[] }
+  | { Or: PredicateSpec[] }
+  | { Not: PredicateSpec };
+
+/** A label selector in its Kubernetes object form. */
+export interface LabelSelectorSpec {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: {
+    key: string;
+    operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+    values?: string[];
+  }[];
+}
+
+/** A watched kind whose objects feed the pipeline. */
+export interface SourceSpec extends ResourceSpec {
+  /** Only objects of this namespace. Default: every namespace. */
+  namespace?: string;
+  /** Only objects matching this selector. Default: every object. */
+  labelSelector?: LabelSelectorSpec;
+  /** Filters update events before they trigger a pass. Default: every change. */
+  predicate?: PredicateSpec;
+}
+
+/** Where a controller writes its pipeline's output. */
+export interface TargetSpec extends ResourceSpec {
+  /**
+   * `Updater` (default): create or update, replacing every field but metadata; labels and annotations are
+   * merged, never removed; an output that disappears deletes the object. `Patcher`: a merge patch of exactly
+   * the emitted fields onto an existing object; an output that disappears nulls exactly those fields.
+   */
+  type?: 'Updater' | 'Patcher';
+}
+
+/** One aggregation stage. `@demux` is a later name of `@unwind`, `@mux` of `@gather`. */
+export type Stage =
+  | { '@select': Expression }
+  | { '@project': Expression }
+  | { '@unwind': string }
+  | { '@demux': string }
+  | { '@gather': [key: Expression, value: Expression] }
+  | { '@mux': [key: Expression, value: Expression] };
+
+/**
+ * A pipeline: an optional `@join` (required with more than one source) and the aggregation stages run on
+ * every joined document, in order. A bare list of stages is the later flat form of `{ '@aggregate': […] }`.
+ */
+export type PipelineSpec = { '@join'?: Expression; '@aggregate'?: Stage[] } | Stage[];
+
+/** One declarative controller. */
+export interface ControllerSpec {
+  /** Unique within the operator; names the controller in status and errors. Required. */
+  name: string;
+  /** At least one. Two sources of one kind are an error: the joined document is keyed by kind. */
+  sources: SourceSpec[];
+  /** Default: none, every source object is written as is (only valid with one source). */
+  pipeline?: PipelineSpec;
+  /** Required. */
+  target: TargetSpec;
+}
+
+/** A declarative operator: 1–255 controllers. */
+export interface OperatorSpec {
+  controllers: ControllerSpec[];
+}
+
+/** Fewest and most controllers an operator spec may hold (dcontroller's CRD bounds). */
+export const MIN_CONTROLLERS = 1;
+export const MAX_CONTROLLERS = 255;
