@@ -15,11 +15,12 @@ import type { OperatorSpec } from './operator-spec.js';
 export function parseOperatorSpec(text: string, source = 'spec'): OperatorSpec {
   let doc: unknown;
   try {
-    doc = loadYaml<{ document?: unknown }>(`document:\n${text.replace(/^/gm, '  ')}`).document;
+    doc = loadYaml<{ document?: unknown }>(`document:\n${text.replace(/^(?=.)/gm, '  ')}`).document;
   } catch (e) {
     const message = (e as Error).message.replace(
       /\((\d+):(\d+)\)/,
-      (_, l: string, c: string) => `(line ${String(Number(l) - 1)}, column ${String(Number(c) - 2)})`,
+      (_, l: string, c: string) =>
+        `(line ${String(Number(l) - 1)}, column ${String(Math.max(1, Number(c) - 2))})`,
     );
     throw new DeclarativeSpecError(source, `not valid YAML: ${message.split('\n')[0] ?? message}`, {
       cause: e,
