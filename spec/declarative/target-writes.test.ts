@@ -5,7 +5,7 @@ import { patcherWrite, updaterWrite } from '../../lib/declarative/target-writes.
 const plain = { statusSubresource: false };
 const withStatus = { statusSubresource: true };
 const obj = (o: Record<string, unknown>): KubernetesObject =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', ...o }) as KubernetesObject;
+  ({ apiVersion: 'v1', kind: 'ConfigMap', ...o });
 
 describe('updaterWrite', () => {
   it('creates a missing object with the output fields', () => {
@@ -35,7 +35,7 @@ describe('updaterWrite', () => {
     const desired = obj({ metadata: { name: 'a', namespace: 'd', labels: { x: '1' } }, data: { k: 'v' } });
     const w = updaterWrite(existing, desired, plain);
     expect(w.verb).toBe('replace');
-    const o = (w as { object: KubernetesObject & { data: unknown } }).object;
+    const o = (w as unknown as { object: KubernetesObject & { data: unknown } }).object;
     expect(o.metadata?.labels).toEqual({ foreign: 'yes', x: '1' });
     expect(o.metadata?.annotations).toEqual({ note: 'n' });
     expect(o.metadata?.resourceVersion).toBe('7');
