@@ -130,12 +130,20 @@ function step(value: unknown, seg: JsonPathSegment, out: unknown[]): void {
  */
 export function getJsonPath(path: JsonPath, root: unknown): unknown {
   if (!path.multi) {
+    // The hot path (no wildcard): no intermediate lists.
     let value = root;
     for (const seg of path.segments) {
-      const out: unknown[] = [];
-      step(value, seg, out);
-      if (out.length === 0) return undefined;
-      value = out[0];
+      if (typeof value !== 'object' || value === null) return undefined;
+      if ('key' in seg) {
+        if (Array.isArray(value) || !Object.hasOwn(value, seg.key)) return undefined;
+        value = (value as Record<string, unknown>)[seg.key];
+      } else if ('index' in seg) {
+        if (!Array.isArray(value)) return undefined;
+        const idx = seg.index < 0 ? value.length + seg.index : seg.index;
+        if (idx < 0 || idx >= value.length) return undefined;
+        value = value[idx] as unknown;
+      }
+      if (value === undefined) return undefined;
     }
     return value;
   }

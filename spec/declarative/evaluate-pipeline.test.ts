@@ -69,7 +69,9 @@ describe('evaluatePipeline', () => {
       ['s-2', 'r'],
     ]);
     expect(
-      evaluatePipeline([{ '@demux': '$.spec.items' }], { Thing: [{ ...s, spec: { items: ['p', 'q'] } } as KubernetesObject] }),
+      evaluatePipeline([{ '@demux': '$.spec.items' }], {
+        Thing: [{ ...s, spec: { items: ['p', 'q'] } } as KubernetesObject],
+      }),
     ).toHaveLength(2);
     expect(s.spec.items).toEqual(['p', 'q', 'r']);
   });

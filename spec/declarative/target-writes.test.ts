@@ -4,8 +4,7 @@ import { patcherWrite, updaterWrite } from '../../lib/declarative/target-writes.
 
 const plain = { statusSubresource: false };
 const withStatus = { statusSubresource: true };
-const obj = (o: Record<string, unknown>): KubernetesObject =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', ...o });
+const obj = (o: Record<string, unknown>): KubernetesObject => ({ apiVersion: 'v1', kind: 'ConfigMap', ...o });
 
 describe('updaterWrite', () => {
   it('creates a missing object with the output fields', () => {
