@@ -52,7 +52,7 @@ export class TargetWriter {
   shape(outputs: readonly KubernetesObject[], path: string): KubernetesObject[] {
     const seen = new Set<string>();
     return outputs.map((o) => {
-      const metadata = { ...o.metadata };
+      const metadata = Object.assign({}, o.metadata);
       if (this.target.namespaced) metadata.namespace ??= 'default';
       else delete metadata.namespace;
       const shaped = { ...o, apiVersion: this.target.apiVersion, kind: this.target.kind, metadata };
@@ -167,7 +167,7 @@ export class TargetWriter {
         return;
       case 'create':
       case 'replace': {
-        const obj = { ...w.object, metadata: { ...w.object.metadata } };
+        const obj = { ...w.object, metadata: Object.assign({}, w.object.metadata) };
         const stored =
           w.verb === 'create'
             ? await this.client.create(obj, { signal })
@@ -196,21 +196,17 @@ export class TargetWriter {
 /** Runs `jobs` with at most `limit` at once; rejects with the first error after all settled. */
 async function runLimited(jobs: readonly (() => Promise<void>)[], limit: number): Promise<void> {
   let next = 0;
-  let firstError: unknown;
-  let failed = false;
+  const errors: unknown[] = [];
   const worker = async (): Promise<void> => {
     while (next < jobs.length) {
       const job = jobs[next++];
       try {
         await job?.();
       } catch (err) {
-        if (!failed) {
-          failed = true;
-          firstError = err;
-        }
+        errors.push(err);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
-  if (failed) throw firstError;
+  if (errors.length > 0) throw errors[0];
 }
