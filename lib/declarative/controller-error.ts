@@ -49,13 +49,6 @@ export class ErrorHistory {
     if (this.entries.length > MAX_CONTROLLER_ERRORS) this.entries.shift();
   }
 
-  /** Forgets the non-critical errors (after a successful pass). Critical ones stay: the spec is still bad. */
-  clearTransient(): void {
-    const kept = this.entries.filter((e) => e.critical);
-    this.entries.length = 0;
-    this.entries.push(...kept);
-  }
-
   get size(): number {
     return this.entries.length;
   }
