@@ -353,3 +353,49 @@ export {
 } from './bound/defaults.js';
 export { instanceLabelValue } from './bound/instance-label.js';
 // end issue 16
+
+// --- declarative operators (issue 17) ---
+export {
+  DeclarativeOperator,
+  type DeclarativeOperatorOptions,
+  type OperatorStatus,
+} from './declarative/declarative-operator.js';
+export type { DeclarativeController, ControllerStatus } from './declarative/declarative-controller.js';
+export {
+  ControllerError,
+  isControllerError,
+  trimErrorMessage,
+  MAX_CONTROLLER_ERRORS,
+  MAX_ERROR_MESSAGE_LENGTH,
+} from './declarative/controller-error.js';
+export {
+  DeclarativeSpecError,
+  isDeclarativeSpecError,
+  ExpressionError,
+  isExpressionError,
+} from './declarative/declarative-spec-error.js';
+export { evaluateExpression, type EvaluateExpressionOptions } from './declarative/compile-expression.js';
+export { evaluatePipeline, type EvaluatePipelineOptions } from './declarative/evaluate-pipeline.js';
+export { loadOperatorSpec, parseOperatorSpec } from './declarative/load-operator-spec.js';
+export {
+  ErrorRateLimiter,
+  DEFAULT_ERROR_RATE_FIRST,
+  DEFAULT_ERROR_RATE_INTERVAL_MS,
+  type ErrorRateLimiterOptions,
+} from './declarative/error-rate-limiter.js';
+export { DEFAULT_VIEW_GROUP_SUFFIX, VIEW_VERSION, viewGroup } from './declarative/view-kinds.js';
+export { RoutingObjectClient } from './declarative/routing-object-client.js';
+export {
+  MIN_CONTROLLERS,
+  MAX_CONTROLLERS,
+  type OperatorSpec,
+  type ControllerSpec,
+  type ResourceSpec,
+  type SourceSpec,
+  type TargetSpec,
+  type PredicateSpec,
+  type LabelSelectorSpec,
+  type PipelineSpec,
+  type Stage,
+  type Expression,
+} from './declarative/operator-spec.js';

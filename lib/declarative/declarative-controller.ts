@@ -56,7 +56,8 @@ export interface ControllerRuntime {
 const PASS_KEY = 'reconcilekit.io/declarative-pass';
 
 function toPredicate(spec: PredicateSpec): Predicate {
-  const [key, arg] = Object.entries(spec)[0] ?? ['', undefined];
+  const entry: [string, unknown] = Object.entries(spec)[0] ?? ['', undefined];
+  const [key, arg] = entry;
   switch (key) {
     case 'GenerationChanged':
       return predicates.generationChanged();
@@ -206,7 +207,7 @@ export class DeclarativeControllerRuntime implements DeclarativeController {
         type: spec.target.type ?? 'Updater',
       });
     } catch (err) {
-      if (!this.hasCritical) this.critical((err as Error).message, err);
+      this.critical((err as Error).message, err);
       return;
     }
     const ref = (r: ResolvedResource, i: number): Omit<WatchSource, 'map'> => {
@@ -227,11 +228,8 @@ export class DeclarativeControllerRuntime implements DeclarativeController {
         ...(predicate === undefined ? {} : { predicates: [toPredicate(predicate)] }),
       };
     });
-    const target = this.target;
-    if (target !== undefined) {
-      // The target is cached (to compare outputs with), not a trigger: its changes are compared on the next pass.
-      watches.push({ apiVersion: target.apiVersion, kind: target.kind, map: () => [] });
-    }
+    // The target is cached (to compare outputs with), not a trigger: its changes are compared on the next pass.
+    watches.push({ apiVersion: this.target.apiVersion, kind: this.target.kind, map: () => [] });
     const first = this.sources[0];
     if (first === undefined) return;
     const controller = new Controller({
@@ -239,7 +237,7 @@ export class DeclarativeControllerRuntime implements DeclarativeController {
       kubeConfig: rt.kubeConfigFor(first.view),
       // The first source is the engine's primary kind; its events reach the pass through `watches` (one
       // shared informer), the primary's own per-object keys are filtered out.
-      resource: ref(first, 0) as WatchSource,
+      resource: ref(first, 0),
       predicates: [() => false],
       watches,
       informers: rt.informers,
