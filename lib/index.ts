@@ -399,3 +399,55 @@ export {
   type Stage,
   type Expression,
 } from './declarative/operator-spec.js';
+
+// --- grafana-app-sdk front end (issue 15) ---
+export { InformerController } from './informer-controller/informer-controller.js';
+export type {
+  InformerControllerOptions,
+  InformerControllerSource,
+} from './informer-controller/informer-controller-options.js';
+export type { ErrorHandler } from './informer-controller/informer-pass-body.js';
+export { defaultErrorHandler } from './informer-controller/default-error-handler.js';
+export {
+  SimpleWatcher,
+  type ResourceWatcher,
+  type SimpleWatcherFunctions,
+} from './informer-controller/resource-watcher.js';
+export {
+  SimpleReconciler,
+  TypedReconciler,
+  type TypedReconcilerOptions,
+} from './informer-controller/simple-reconciler.js';
+export {
+  CannotCastError,
+  isCannotCast,
+  NilObjectError,
+  isNilObject,
+  InformerAlreadyAddedError,
+  isInformerAlreadyAdded,
+} from './informer-controller/informer-errors.js';
+export {
+  ResourceAction,
+  reconcileActionFromResourceAction,
+  resourceActionFromReconcileAction,
+} from './informer-controller/resource-action.js';
+export {
+  opinionatedRetryDequeuePolicy,
+  type RetryDequeuePolicy,
+} from './informer-controller/retry-dequeue-policy.js';
+export {
+  defaultFinalizerSupplier,
+  checkFinalizerName,
+  type FinalizerSupplier,
+  type FinalizerKind,
+} from './informer-controller/finalizer-supplier.js';
+export {
+  OpinionatedReconciler,
+  OPINIONATED_STATE_KEY,
+  type OpinionatedReconcilerOptions,
+} from './informer-controller/opinionated-reconciler.js';
+export {
+  OpinionatedWatcher,
+  type OpinionatedWatcherOptions,
+} from './informer-controller/opinionated-watcher.js';
+export { InformerMetrics, INFORMER_DURATION_BUCKETS } from './informer-controller/informer-metrics.js';

@@ -26,7 +26,7 @@ function describe(value: unknown): string {
 }
 
 /** The reconciler's return value as a result, or a TypeError saying what to return instead. */
-function checkResult(value: unknown, fn: string): ReconcileResult | undefined {
+export function checkResult(value: unknown, fn: string): ReconcileResult | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TypeError(

@@ -51,4 +51,9 @@ export interface PassBody<Obj extends KubernetesObject> {
   plan(obj: Obj, info: PassInfo): PassPlan<Obj> | undefined;
   /** The key is gone and done with: drop anything kept for it. Optional. */
   forget?(key: string): void;
+  /**
+   * The body delivers every event itself (`InformerController`): the runner does not remember a
+   * handled deletion, so the object's later DELETED event still reaches the body. Default false.
+   */
+  readonly edgeTriggered?: boolean;
 }

@@ -185,7 +185,7 @@ export class PassRunner<Obj extends KubernetesObject> {
         yield this.o.finalizers.remove(obj, signal);
         logger.debug(`removed finalizer \`${finalizer}\``);
       }
-      if (uid !== undefined) this.o.memory.remember(uid);
+      if (uid !== undefined && this.o.body.edgeTriggered !== true) this.o.memory.remember(uid);
       return { result: 'success', tombstoneDone: true };
     }
 

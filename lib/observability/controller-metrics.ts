@@ -207,7 +207,7 @@ export class ControllerMetrics {
   }
 }
 
-function counter<L extends string>(
+export function counter<L extends string>(
   registry: Registry,
   name: string,
   help: string,
@@ -218,13 +218,13 @@ function counter<L extends string>(
   return new Counter<L>({ name, help, labelNames, registers: [registry] });
 }
 
-function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: L[]): Gauge<L> {
+export function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: L[]): Gauge<L> {
   const existing = registry.getSingleMetric(name);
   if (existing instanceof Gauge) return existing;
   return new Gauge<L>({ name, help, labelNames, registers: [registry] });
 }
 
-function histogram<L extends string>(
+export function histogram<L extends string>(
   registry: Registry,
   name: string,
   help: string,

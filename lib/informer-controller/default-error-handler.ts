@@ -1,0 +1,7 @@
+import type { ReconcileContext } from '../context/reconcile-context.js';
+import { errorMessage } from '../framework/reconcile-error.js';
+
+/** grafana's `DefaultErrorHandler`: logs the error with `component: 'InformerController'`. */
+export function defaultErrorHandler(ctx: ReconcileContext, err: unknown): void {
+  ctx.logger.error(errorMessage(err), { component: 'InformerController', err });
+}

@@ -1,0 +1,428 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { trace, type Tracer } from '@opentelemetry/api';
+import type { Registry } from 'prom-client';
+import type { Reconciler } from '../controller/reconcile-types.js';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { ControllerCore } from '../framework/controller-core.js';
+import { handleSignals, type HandleSignalsOptions } from '../framework/handle-signals.js';
+import { resolveCoreConfig, type ResolvedCoreConfig } from '../framework/resolve-core-config.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../framework/retry-policy.js';
+import type { ObjectClient } from '../kube/object-client.js';
+import { Informer } from '../watch/informer.js';
+import { InformerCache, informerKey } from '../watch/informer-cache.js';
+import { objectKey } from '../watch/store.js';
+import { defaultErrorHandler } from './default-error-handler.js';
+import type { InformerControllerOptions, InformerControllerSource } from './informer-controller-options.js';
+import { InformerAlreadyAddedError, NilObjectError } from './informer-errors.js';
+import { InformerMetrics } from './informer-metrics.js';
+import { InformerPassBody, type ErrorHandler } from './informer-pass-body.js';
+import { RequestLedger, type Handler } from './request-ledger.js';
+import type { ResourceAction } from './resource-action.js';
+import type { ResourceWatcher } from './resource-watcher.js';
+import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
+
+const DEFAULT_NAME = 'informer-controller';
+
+/** One informer feeding a kind. */
+interface Feed {
+  /** Identity for InformerAlreadyAddedError. */
+  id: string | Informer;
+  source: InformerControllerSource | undefined;
+  /** The user's own informer (we start and stop it), or the shared one once acquired. */
+  informer: Informer | undefined;
+  off: (() => void) | undefined;
+}
+
+interface KindEntry {
+  feeds: Feed[];
+  watchers: ResourceWatcher[];
+  reconcilers: Reconciler[];
+}
+
+function checkKind(kind: unknown, method: string): string {
+  if (typeof kind !== 'string' || kind.trim() === '') {
+    throw new InvalidConfigError(
+      `${method}: resourceKind must be a non-empty string naming the kind its handlers belong to (e.g. 'widgets')`,
+    );
+  }
+  return kind;
+}
+
+function joined(list: unknown, field: string): string | undefined {
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string' || s.trim() === '')) {
+    throw new InvalidConfigError(`${field} must be an array of non-empty selector strings like 'team=x'`);
+  }
+  return list.length === 0 ? undefined : list.join(',');
+}
+
+/**
+ * grafana-app-sdk's `InformerController` on reconcilekit's engine: informers (several per kind —
+ * namespace or label partitions) feed per-event watchers (`add`/`update`/`delete`) and reconcilers
+ * (`ReconcileRequest` with action, snapshot and state) registered per kind. For one object, the
+ * handlers run in add order, watchers before reconcilers, never two at once; each failed call is
+ * retried on its own per `retryPolicy`, and a new event drops (or, with `retryDequeuePolicy`, filters)
+ * only that handler's pending retries for that object. Runs on `ControllerCore` (one queue, workers,
+ * leadership, health, shutdown), with a per-object request ledger as its pass body. See
+ * docs/coming-from-grafana-app-sdk.md.
+ */
+export class InformerController {
+  /** The engine's resolved options. */
+  readonly config: ResolvedCoreConfig;
+  /** The engine (for `Operator` and other runners). */
+  readonly core: ControllerCore;
+  private readonly kinds = new Map<string, KindEntry>();
+  private readonly ledger = new RequestLedger();
+  private readonly errorHandler: ErrorHandler;
+  private readonly retryPolicy: RetryPolicy | null;
+  private readonly retryDequeuePolicy: RetryDequeuePolicy | undefined;
+  private readonly metricsNamespace: string;
+  private readonly tracer: Tracer;
+  private informerMetrics: InformerMetrics | undefined;
+  private cache: InformerCache | undefined;
+  private running = false;
+
+  constructor(options: InformerControllerOptions = {}) {
+    if (typeof options !== 'object' || (options as unknown) === null) {
+      throw new InvalidConfigError(
+        'new InformerController(options): options must be an object (or left out)',
+      );
+    }
+    const o = options;
+    if (o.errorHandler !== undefined && typeof o.errorHandler !== 'function') {
+      throw new InvalidConfigError('options.errorHandler must be a function (ctx, err) => void');
+    }
+    if (o.retryPolicy !== undefined && o.retryPolicy !== null && typeof o.retryPolicy !== 'function') {
+      throw new InvalidConfigError(
+        'options.retryPolicy must be a function (error, attempt) => { retry, delayMs }, or null for no retries',
+      );
+    }
+    if (o.retryDequeuePolicy !== undefined && typeof o.retryDequeuePolicy !== 'function') {
+      throw new InvalidConfigError(
+        'options.retryDequeuePolicy must be a function (newAction, newObject, retryAction, retryObject, retryError) => boolean',
+      );
+    }
+    if (o.metricsNamespace !== undefined && !/^([a-zA-Z_:][a-zA-Z0-9_:]*)?$/.test(o.metricsNamespace)) {
+      throw new InvalidConfigError(
+        `options.metricsNamespace must be a Prometheus name prefix (letters, digits, '_', ':'); got "${o.metricsNamespace}"`,
+      );
+    }
+    const { errorHandler, retryPolicy, retryDequeuePolicy, metricsNamespace, tracer, ...core } = o;
+    this.config = resolveCoreConfig(
+      { ...core, name: o.name ?? DEFAULT_NAME, finalizer: false, errorCondition: false, resyncPeriodMs: 0 },
+      {
+        usage: 'new InformerController({ name?, kubeConfig?, errorHandler?, retryPolicy?, … })',
+        defaultFinalizer: () => false,
+      },
+    );
+    this.errorHandler = errorHandler ?? defaultErrorHandler;
+    this.retryPolicy = retryPolicy === undefined ? DEFAULT_RETRY_POLICY : retryPolicy;
+    this.retryDequeuePolicy = retryDequeuePolicy;
+    this.metricsNamespace = metricsNamespace ?? '';
+    this.tracer = tracer ?? trace.getTracer('reconcilekit');
+    this.core = new ControllerCore({
+      config: this.config,
+      noun: 'informer controller',
+      body: new InformerPassBody({
+        ledger: this.ledger,
+        handlers: (kind) => this.handlerTargets(kind),
+        errorHandler: this.errorHandler,
+        retryPolicy: this.retryPolicy,
+        retryDequeuePolicy: this.retryDequeuePolicy,
+        metrics: () => this.metricsOf(),
+        tracer: this.tracer,
+        logger: this.config.logger.child({ controller: this.config.name }),
+      }),
+    });
+  }
+
+  /** Controller name. */
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** API client (also `ctx.get(clientKey)` in handlers). */
+  get client(): ObjectClient | undefined {
+    return this.core.client;
+  }
+
+  /** The Prometheus registry with the core's and grafana's series. */
+  get metrics(): Registry {
+    return this.core.metrics;
+  }
+
+  /** True while started, every informer synced, and not stopping. */
+  get ready(): boolean {
+    return this.running && this.core.ready;
+  }
+
+  /** True while this replica runs handlers (always, without leader election). */
+  get leading(): boolean {
+    return this.core.leading;
+  }
+
+  /** Base URL of the health server once listening, else undefined. */
+  get healthUrl(): string | undefined {
+    return this.core.healthUrl;
+  }
+
+  /** Objects with pending calls (retries, requeues, events not yet handled). */
+  get pendingObjects(): number {
+    return this.ledger.size;
+  }
+
+  /**
+   * Adds an informer for `resourceKind`: a source (the engine's shared informer for it) or an
+   * `Informer` of your own (started and stopped with the controller). Several informers may feed one
+   * kind (namespace or label partitions); every handler of the kind sees all their events. Added while
+   * running, it starts at once. Throws `InvalidConfigError` on an empty kind or a bad source,
+   * {@link InformerAlreadyAddedError} when the same informer or source was already added for the kind.
+   */
+  addInformer(informer: InformerControllerSource | Informer, resourceKind: string): void {
+    const kind = checkKind(resourceKind, 'addInformer');
+    if ((informer as unknown) === undefined || (informer as unknown) === null)
+      throw new NilObjectError('addInformer: informer');
+    let feed: Feed;
+    if (informer instanceof Informer) {
+      feed = { id: informer, source: undefined, informer, off: undefined };
+    } else {
+      if (
+        typeof informer !== 'object' ||
+        typeof informer.apiVersion !== 'string' ||
+        typeof informer.kind !== 'string' ||
+        informer.apiVersion === '' ||
+        informer.kind === ''
+      ) {
+        throw new InvalidConfigError(
+          "addInformer: give an Informer or a source { apiVersion, kind, namespace?, labelFilters? } (e.g. { apiVersion: 'example.com/v1', kind: 'Widget' })",
+        );
+      }
+      const { labelFilters, fieldSelectors, ...rest } = informer;
+      const labels = [rest.labelSelector, joined(labelFilters, 'addInformer: labelFilters')].filter(
+        (s): s is string => s !== undefined && s !== '',
+      );
+      const fields = [rest.fieldSelector, joined(fieldSelectors, 'addInformer: fieldSelectors')].filter(
+        (s): s is string => s !== undefined && s !== '',
+      );
+      const source: InformerControllerSource = { ...rest };
+      delete source.labelSelector;
+      delete source.fieldSelector;
+      if (labels.length > 0) source.labelSelector = labels.join(',');
+      if (fields.length > 0) source.fieldSelector = fields.join(',');
+      feed = { id: informerKey(source), source, informer: undefined, off: undefined };
+    }
+    const entry = this.entry(kind);
+    if (entry.feeds.some((f) => f.id === feed.id)) throw new InformerAlreadyAddedError(kind);
+    entry.feeds.push(feed);
+    if (this.running) this.open(kind, feed);
+  }
+
+  /** Adds a watcher for `resourceKind`; watchers run in add order, before the kind's reconcilers. */
+  addWatcher(watcher: ResourceWatcher, resourceKind: string): void {
+    const kind = checkKind(resourceKind, 'addWatcher');
+    if ((watcher as unknown) === undefined || (watcher as unknown) === null)
+      throw new NilObjectError('addWatcher: watcher');
+    const w = watcher as Record<string, unknown>;
+    if (typeof watcher !== 'object' || !['add', 'update', 'delete'].some((m) => typeof w[m] === 'function')) {
+      throw new InvalidConfigError(
+        'addWatcher: the watcher must have at least one of add(ctx, obj), update(ctx, old, obj), delete(ctx, obj) (e.g. new SimpleWatcher({ add }))',
+      );
+    }
+    for (const m of ['add', 'update', 'delete']) {
+      if (w[m] !== undefined && typeof w[m] !== 'function') {
+        throw new InvalidConfigError(`addWatcher: watcher.${m} must be a function or left out`);
+      }
+    }
+    this.entry(kind).watchers.push(watcher);
+  }
+
+  /** Removes `watcher` from `resourceKind` and drops its pending retries (other handlers keep theirs). */
+  removeWatcher(watcher: ResourceWatcher, resourceKind: string): void {
+    const entry = this.kinds.get(resourceKind);
+    if (entry === undefined) return;
+    const i = entry.watchers.indexOf(watcher);
+    if (i < 0) return;
+    entry.watchers.splice(i, 1);
+    if (!entry.watchers.includes(watcher)) this.ledger.dropHandler(watcher);
+  }
+
+  /** Removes every watcher of `resourceKind`. */
+  removeAllWatchersForResource(resourceKind: string): void {
+    const entry = this.kinds.get(resourceKind);
+    for (const w of entry?.watchers.splice(0) ?? []) this.ledger.dropHandler(w);
+  }
+
+  /** Adds a reconciler for `resourceKind`; reconcilers run in add order, after the kind's watchers. */
+  addReconciler(reconciler: Reconciler, resourceKind: string): void {
+    const kind = checkKind(resourceKind, 'addReconciler');
+    if ((reconciler as unknown) === undefined || (reconciler as unknown) === null)
+      throw new NilObjectError('addReconciler: reconciler');
+    if (typeof reconciler !== 'object' || typeof reconciler.reconcile !== 'function') {
+      throw new InvalidConfigError(
+        'addReconciler: the reconciler must have reconcile(ctx, req) (e.g. new SimpleReconciler(async (ctx, req) => {}))',
+      );
+    }
+    this.entry(kind).reconcilers.push(reconciler);
+  }
+
+  /** Removes `reconciler` from `resourceKind` and drops its pending retries (other handlers keep theirs). */
+  removeReconciler(reconciler: Reconciler, resourceKind: string): void {
+    const entry = this.kinds.get(resourceKind);
+    if (entry === undefined) return;
+    const i = entry.reconcilers.indexOf(reconciler);
+    if (i < 0) return;
+    entry.reconcilers.splice(i, 1);
+    if (!entry.reconcilers.includes(reconciler)) this.ledger.dropHandler(reconciler);
+  }
+
+  /** Removes every reconciler of `resourceKind`. */
+  removeAllReconcilersForResource(resourceKind: string): void {
+    const entry = this.kinds.get(resourceKind);
+    for (const r of entry?.reconcilers.splice(0) ?? []) this.ledger.dropHandler(r);
+  }
+
+  /**
+   * Starts every informer, waits until all listed (the listed objects arrive as `add` / `created`
+   * events), then runs the handlers. Rejects when an informer cannot sync within `cacheSyncTimeoutMs`.
+   */
+  async start(): Promise<void> {
+    if (this.running) return this.core.start();
+    this.metricsOf();
+    this.running = true;
+    const c = this.config;
+    const deadline = c.cacheSyncTimeoutMs > 0 ? AbortSignal.timeout(c.cacheSyncTimeoutMs) : undefined;
+    try {
+      const syncs: Promise<void>[] = [];
+      for (const [kind, entry] of this.kinds) {
+        for (const feed of entry.feeds) {
+          const informer = this.open(kind, feed);
+          syncs.push(
+            informer.waitForSync(deadline, c.cacheSyncTimeoutMs > 0 ? c.cacheSyncTimeoutMs : 2 ** 31 - 1),
+          );
+        }
+      }
+      await Promise.all(syncs);
+      await this.core.start();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  /** Stops the handlers gracefully (see docs/shutdown.md), then every informer. Idempotent. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.core.stop();
+    const closing: Promise<void>[] = [];
+    for (const entry of this.kinds.values()) {
+      for (const feed of entry.feeds) {
+        feed.off?.();
+        feed.off = undefined;
+        if (feed.informer === undefined) continue;
+        if (feed.source === undefined) closing.push(feed.informer.stop());
+        else if (this.cache !== undefined) {
+          closing.push(this.cache.release(feed.informer));
+          feed.informer = undefined;
+        }
+      }
+    }
+    await Promise.allSettled(closing);
+  }
+
+  /** Stops gracefully on SIGTERM/SIGINT and exits 0. Returns a function removing the handlers. */
+  handleSignals(options: HandleSignalsOptions = {}): () => void {
+    return handleSignals(this, { logger: this.core.logger, ...options }).dispose;
+  }
+
+  private entry(kind: string): KindEntry {
+    let entry = this.kinds.get(kind);
+    if (entry === undefined) {
+      entry = { feeds: [], watchers: [], reconcilers: [] };
+      this.kinds.set(kind, entry);
+    }
+    return entry;
+  }
+
+  private handlerTargets(kind: string): readonly object[] {
+    const entry = this.kinds.get(kind);
+    return entry === undefined ? [] : [...entry.watchers, ...entry.reconcilers];
+  }
+
+  private handlers(kind: string): Handler[] {
+    const entry = this.kinds.get(kind);
+    if (entry === undefined) return [];
+    return [
+      ...entry.watchers.map((watcher): Handler => ({ role: 'watcher', watcher })),
+      ...entry.reconcilers.map((reconciler): Handler => ({ role: 'reconciler', reconciler })),
+    ];
+  }
+
+  private metricsOf(): InformerMetrics {
+    this.informerMetrics ??= new InformerMetrics(this.core.metrics, this.metricsNamespace);
+    return this.informerMetrics;
+  }
+
+  /** Subscribes to a feed's informer (acquiring or starting it); replays a synced cache as adds. */
+  private open(kind: string, feed: Feed): Informer {
+    let informer = feed.informer;
+    if (informer === undefined) {
+      const client = this.core.client;
+      if (client === undefined) {
+        throw new InvalidConfigError(
+          'InformerController: informers need an API connection: pass options.kubeConfig (or set KUBECONFIG)',
+        );
+      }
+      this.cache ??=
+        this.config.informers ??
+        new InformerCache({ client, logger: this.core.logger, registry: this.config.registry });
+      informer = this.cache.acquire(feed.source as InformerControllerSource);
+      feed.informer = informer;
+    } else if (feed.source === undefined) informer.start();
+    if (feed.off !== undefined) return informer;
+    const add = (obj: KubernetesObject): void => {
+      this.deliver(kind, 'CREATE', obj, undefined);
+    };
+    const update = (old: KubernetesObject, obj: KubernetesObject): void => {
+      this.deliver(kind, 'UPDATE', obj, old);
+    };
+    const del = (obj: KubernetesObject): void => {
+      this.deliver(kind, 'DELETE', obj, undefined);
+    };
+    informer.on('add', add);
+    informer.on('update', update);
+    informer.on('delete', del);
+    const subscribed = informer;
+    feed.off = () => {
+      subscribed.off('add', add);
+      subscribed.off('update', update);
+      subscribed.off('delete', del);
+    };
+    // A shared informer that listed already will not send these objects again.
+    if (informer.synced) for (const obj of informer.store.list()) add(obj);
+    return informer;
+  }
+
+  private deliver(
+    kind: string,
+    action: ResourceAction,
+    obj: KubernetesObject,
+    old: KubernetesObject | undefined,
+  ): void {
+    this.metricsOf().events.inc({ event_type: action, kind });
+    const handlers = this.handlers(kind);
+    if (handlers.length === 0) return;
+    const key = `${kind}:${objectKey(obj)}`;
+    const reconcileAction =
+      action === 'CREATE'
+        ? 'created'
+        : action === 'DELETE'
+          ? 'deleted'
+          : old?.metadata?.resourceVersion !== undefined &&
+              old.metadata.resourceVersion === obj.metadata?.resourceVersion
+            ? 'resynced'
+            : 'updated';
+    this.ledger.event(key, kind, handlers, action, reconcileAction, obj, old, Date.now());
+    if (action === 'DELETE') this.core.deleteFunc(key, obj);
+    else this.core.updateFunc(key, obj);
+  }
+}
