@@ -218,7 +218,12 @@ export function counter<L extends string>(
   return new Counter<L>({ name, help, labelNames, registers: [registry] });
 }
 
-export function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: L[]): Gauge<L> {
+export function gauge<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: L[],
+): Gauge<L> {
   const existing = registry.getSingleMetric(name);
   if (existing instanceof Gauge) return existing;
   return new Gauge<L>({ name, help, labelNames, registers: [registry] });

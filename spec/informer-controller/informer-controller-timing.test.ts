@@ -32,7 +32,7 @@ function recordingTracer(spans: RecordedSpan[]): Tracer {
     };
     return span as unknown as Span;
   };
-  return { startSpan, startActiveSpan: () => undefined } as unknown as Tracer;
+  return { startSpan, startActiveSpan: () => undefined };
 }
 
 describe('InformerController timing, metrics and spans', () => {

@@ -73,7 +73,12 @@ describe('InformerController on the embedded API server', () => {
       }),
       'widgets',
     );
-    c.addReconciler(new SimpleReconciler((_ctx, req) => void recordReq(calls, 'R', req)), 'widgets');
+    c.addReconciler(
+      new SimpleReconciler((_ctx, req) => {
+        recordReq(calls, 'R', req);
+      }),
+      'widgets',
+    );
     await c.start();
     await h.client.create(widget('w1', {}, { size: 1 }));
     await eventually(() => calls.length === 2);
@@ -211,7 +216,9 @@ describe('InformerController on the embedded API server', () => {
       controllers,
     );
     c.addInformer(SOURCE, 'widgets');
-    const r1 = new SimpleReconciler((_ctx, req) => void recordReq(calls, 'R1', req));
+    const r1 = new SimpleReconciler((_ctx, req) => {
+      recordReq(calls, 'R1', req);
+    });
     let r2Fails = 1;
     const r2 = new SimpleReconciler((_ctx, req) => {
       recordReq(calls, 'R2', req);
@@ -248,7 +255,9 @@ describe('InformerController on the embedded API server', () => {
     c.addInformer({ ...SOURCE, namespace: 'a' }, 'widgets');
     c.addInformer({ ...SOURCE, namespace: 'b' }, 'widgets');
     c.addInformer({ ...SOURCE, namespace: 'c', labelFilters: ['team=x'] }, 'widgets');
-    expect(() => c.addInformer({ ...SOURCE, namespace: 'a' }, 'widgets')).toThrow(InformerAlreadyAddedError);
+    expect(() => {
+      c.addInformer({ ...SOURCE, namespace: 'a' }, 'widgets');
+    }).toThrow(InformerAlreadyAddedError);
     c.addReconciler(
       new SimpleReconciler((_ctx, req) => void seen.push(`${req.action}:${req.key}`)),
       'widgets',
@@ -316,11 +325,21 @@ describe('InformerController on the embedded API server', () => {
 
   it('bad input: empty kind, watcher without methods, no reconcile, null handler', () => {
     const c = makeController(h, {}, controllers);
-    expect(() => c.addInformer(SOURCE, '')).toThrow(InvalidConfigError);
-    expect(() => c.addWatcher(new SimpleWatcher(), ' ')).toThrow(/resourceKind must be a non-empty string/);
-    expect(() => c.addWatcher({}, 'widgets')).toThrow(/at least one of add/);
-    expect(() => c.addReconciler({} as never, 'widgets')).toThrow(/reconcile\(ctx, req\)/);
-    expect(() => c.addReconciler(null as never, 'widgets')).toThrow(NilObjectError);
+    expect(() => {
+      c.addInformer(SOURCE, '');
+    }).toThrow(InvalidConfigError);
+    expect(() => {
+      c.addWatcher(new SimpleWatcher(), ' ');
+    }).toThrow(/resourceKind must be a non-empty string/);
+    expect(() => {
+      c.addWatcher({}, 'widgets');
+    }).toThrow(/at least one of add/);
+    expect(() => {
+      c.addReconciler({} as never, 'widgets');
+    }).toThrow(/reconcile\(ctx, req\)/);
+    expect(() => {
+      c.addReconciler(null as never, 'widgets');
+    }).toThrow(NilObjectError);
     expect(() => new InformerController({ retryPolicy: 5 as never })).toThrow(InvalidConfigError);
   });
 });
