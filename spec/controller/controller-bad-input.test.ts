@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Controller, createLogger, ExponentialRateLimiter, type Logger } from '../../lib/index.js';
+import { Controller, ExponentialRateLimiter, type Logger } from '../../lib/index.js';
 import {
   eventually,
   metricValue,
