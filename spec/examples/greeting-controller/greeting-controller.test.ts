@@ -87,3 +87,9 @@ it('is the file docs/operator.md shows', async () => {
   const example = await readFile('examples/greeting-controller/two-controllers.ts', 'utf8');
   expect(doc).toContain(example.trim());
 });
+
+it('is the reconcile-function quick start README.md shows', async () => {
+  const readme = await readFile('README.md', 'utf8');
+  const example = await readFile('examples/greeting-controller/main.ts', 'utf8');
+  expect(readme).toContain(example.trim());
+});
