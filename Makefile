@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := test
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install build lint test test-unit test-e2e demo bench soak docs clean
+.PHONY: install build lint test test-unit test-e2e test-real envtest-assets demo bench soak docs clean
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -30,6 +30,12 @@ test-unit: install
 test-e2e: install build
 	@test -n "$$KUBECONFIG" || { echo "set KUBECONFIG to the cluster to test against"; exit 2; }
 	RECONCILEKIT_E2E=1 npx vitest run spec/apiserver
+
+# Real kube-apiserver and etcd built from Go modules (envtest/go.mod) into
+# ~/.cache/reconcilekit/envtest/<version>/, reused when present. The last line printed is the directory to use
+# as KUBEBUILDER_ASSETS (docs/testing.md). Cold: ~10-20 minutes on 2 cores; warm: instant.
+envtest-assets:
+	@envtest/build.sh
 
 # Benchmarks side by side with peers (docs/benchmarks.md). QUICK=1: reduced sizes, under 2 minutes.
 # With KUBECONFIG set, workloads 2-5 also run against that cluster. Raw numbers: bench/results/<date>.json.
