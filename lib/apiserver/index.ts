@@ -5,9 +5,18 @@ export {
   DEFAULT_PORT,
   DEFAULT_BOOKMARK_INTERVAL_MS,
   DEFAULT_NAMESPACES,
+  DEFAULT_TLS_HOSTS,
   type ApiServer,
   type ApiServerOptions,
+  type ApiServerTlsOptions,
 } from './start-api-server.js';
+export {
+  CertificateAuthority,
+  DEFAULT_CERTIFICATE_VALIDITY_MS,
+  type CertificateAndKey,
+  type IssueOptions,
+} from './tls/certificate-authority.js';
+export type { AuthenticationRequest, ClientIdentity } from './tls/authentication.js';
 export { Faults, type FaultRule, type FaultHandle, type FaultTarget } from './faults.js';
 export type { ApiServerLog } from './core.js';
 export type { Clock } from './clock.js';
@@ -22,5 +31,5 @@ export {
 } from './server-limits.js';
 export { PersistenceError, isPersistenceError, DEFAULT_COMPACT_MIN_LOG_BYTES } from './journal.js';
 export { DEFAULT_WATCH_HISTORY_SIZE } from './store.js';
-export { buildKubeconfig, KUBECONFIG_CONTEXT_NAME } from './kubeconfig.js';
+export { buildKubeconfig, KUBECONFIG_CONTEXT_NAME, type KubeconfigTls } from './kubeconfig.js';
 export { ApiError, isApiError, type KubeStatus, type StatusDetails } from './status.js';

@@ -48,7 +48,8 @@ export const SERVER_VERSION = {
 };
 
 export interface RouterOptions {
-  token?: string;
+  /** Whether a request may proceed (health and /version are always public); default everyone may. */
+  authenticate?: (req: IncomingMessage) => boolean;
   /** host:port for /api serverAddressByClientCIDRs. */
   hostPort: () => string;
 }
@@ -78,8 +79,8 @@ export function createRouter(
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
-    if (options.token !== undefined && !PUBLIC_PATHS.has(path)) {
-      if (req.headers.authorization !== `Bearer ${options.token}`) throw unauthorized();
+    if (options.authenticate !== undefined && !PUBLIC_PATHS.has(path) && !options.authenticate(req)) {
+      throw unauthorized();
     }
     if (!METHODS.has(method)) throw methodNotAllowed();
     const accept = req.headers.accept;

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import type { ApiServerCore, ApiServerLog } from './core.js';
@@ -15,6 +16,8 @@ import { Registry } from './registry.js';
 import { createRouter } from './router.js';
 import { DEFAULT_MAX_CONNECTIONS, serverLimits, type ServerLimitOptions } from './server-limits.js';
 import { ObjectStore } from './store.js';
+import { buildAuthenticator, type AuthenticationRequest } from './tls/authentication.js';
+import { CertificateAuthority, type CertificateAndKey } from './tls/certificate-authority.js';
 import { DEFAULT_WATCH_TOTAL_BUFFER_BYTES, WatchHub } from './watch-hub.js';
 import { DEFAULT_WATCH_BUFFER_BYTES, type WatchStream } from './watch-stream.js';
 
@@ -27,6 +30,23 @@ export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 /** Namespaces that exist at start, as on a fresh cluster. */
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
+/** The hosts a generated serving certificate names besides the bound host. */
+export const DEFAULT_TLS_HOSTS = ['127.0.0.1', 'localhost', '::1'];
+
+/** TLS settings of the embedded server (`tls: true` is `{}`). */
+export interface ApiServerTlsOptions {
+  /**
+   * Accept client certificates signed by the server's CA as credentials (user = CN, groups = O, as
+   * kube-apiserver reads them), and put an admin client certificate in the generated kubeconfig instead
+   * of no credential. Default false: the loopback server needs no credential unless `token` is set.
+   */
+  clientCertificates?: boolean;
+  /** Extra DNS names / IPs of the serving certificate (e.g. a `tls-server-name`). Default: DEFAULT_TLS_HOSTS + host. */
+  hosts?: readonly string[];
+  /** The CA that signs the serving (and client) certificates. Default: a new one, generated at start. */
+  certificateAuthority?: CertificateAuthority;
+}
+
 export interface ApiServerOptions extends ServerLimitOptions {
   /** Interface to bind; default DEFAULT_HOST (loopback: the server has no real authorization). */
   host?: string;
@@ -34,6 +54,18 @@ export interface ApiServerOptions extends ServerLimitOptions {
   port?: number;
   /** When set, every request (except health and /version) needs `Authorization: Bearer <token>`, else 401. */
   token?: string;
+  /**
+   * Serve HTTPS with a CA and serving certificate generated at start (node:crypto; see
+   * `CertificateAuthority`); the kubeconfig then carries the CA data instead of insecure-skip-tls-verify.
+   * Default false (plain http, loopback).
+   */
+  tls?: boolean | ApiServerTlsOptions;
+  /**
+   * Extra authentication: called for a request that no `token` or client certificate accepted; true lets
+   * it in, false answers 401. With it (or `token`, or client certificates) set, anonymous requests get 401.
+   * Lets tests play an identity provider (rotate accepted tokens, record credentials). Default none.
+   */
+  authenticate?: (request: AuthenticationRequest) => boolean;
   /**
    * File to persist objects and the resourceVersion counter in (a snapshot, with an append-only log beside
    * it as `<dataFile>.log-<n>`, mode 0600); a write is answered only after its log record is fsynced, so
@@ -67,8 +99,10 @@ export interface ApiServerOptions extends ServerLimitOptions {
 
 /** A running embedded API server. */
 export interface ApiServer {
-  /** Base URL, e.g. `http://127.0.0.1:38121`. */
+  /** Base URL, e.g. `http://127.0.0.1:38121` (`https://…` with `tls`). */
   readonly url: string;
+  /** The CA that signed the serving certificate (issue client certificates with it); undefined without tls. */
+  readonly certificateAuthority: CertificateAuthority | undefined;
   /** A kubeconfig (YAML) pointing kubectl and client-node at this server. */
   readonly kubeconfig: string;
   /** Writes `kubeconfig` to a file. */
@@ -175,10 +209,35 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     }
   };
   let hostPort = '';
-  const server: Server = createServer(
-    serverLimits(options),
-    createRouter(core, { token: options.token, hostPort: () => hostPort }),
-  );
+  const tls = options.tls === true ? {} : options.tls === false ? undefined : options.tls;
+  const ca = tls === undefined ? undefined : (tls.certificateAuthority ?? new CertificateAuthority());
+  const clientCertificates = tls?.clientCertificates === true;
+  const authenticate = buildAuthenticator({
+    token: options.token,
+    clientCertificates,
+    hook: options.authenticate,
+  });
+  const router = createRouter(core, { authenticate, hostPort: () => hostPort });
+  const bindHost = options.host ?? DEFAULT_HOST;
+  const server: Server =
+    tls === undefined || ca === undefined
+      ? createServer(serverLimits(options), router)
+      : createHttpsServer(
+          {
+            ...ca.issue({
+              commonName: 'reconcilekit-apiserver',
+              hosts: [...new Set([...DEFAULT_TLS_HOSTS, bindHost, ...(tls.hosts ?? [])])].filter(
+                (h) => h !== '0.0.0.0' && h !== '::',
+              ),
+              usages: ['server'],
+            }),
+            ca: ca.cert,
+            requestCert: clientCertificates,
+            rejectUnauthorized: false, // an untrusted or missing certificate is anonymous, then 401
+            ...serverLimits(options),
+          },
+          router,
+        );
   server.keepAliveTimeout = 65_000;
   server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const sockets = new Set<Socket>();
@@ -192,7 +251,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST, () => {
+    server.listen(options.port ?? DEFAULT_PORT, bindHost, () => {
       server.off('error', reject);
       resolve();
     });
@@ -200,8 +259,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   hostPort = `${host}:${address.port}`;
-  const url = `http://${hostPort}`;
-  const kubeconfig = buildKubeconfig(url, options.token);
+  const url = `${ca === undefined ? 'http' : 'https'}://${hostPort}`;
+  const admin: CertificateAndKey | undefined = clientCertificates
+    ? ca?.issue({ commonName: 'reconcilekit-admin', organizations: ['system:masters'], usages: ['client'] })
+    : undefined;
+  const kubeconfig = buildKubeconfig(url, options.token, 'default', {
+    ...(ca === undefined ? {} : { caData: ca.cert }),
+    ...(admin === undefined ? {} : { clientCertificate: admin }),
+  });
   // Recover from a data file: controllers finish deletions that were in flight.
   if (persisted) {
     controllers.observeAll();
@@ -230,6 +295,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
   return {
     url,
+    certificateAuthority: ca,
     kubeconfig,
     faults,
     writeKubeconfig: (path) => {

@@ -15,13 +15,17 @@ export const DEFAULT_CLI_PORT = 6443;
 /** Environment variable holding the bearer token (keeps it out of `ps`, unlike `--token`). */
 export const TOKEN_ENV = 'RECONCILEKIT_APISERVER_TOKEN';
 
-const USAGE = `usage: reconcilekit apiserver [--host H] [--port P] [--token-file PATH] [--kubeconfig PATH] [--data FILE]
+const USAGE = `usage: reconcilekit apiserver [--host H] [--port P] [--token-file PATH] [--tls [--client-certificates]]
+                              [--kubeconfig PATH] [--data FILE]
 
 Runs the embedded Kubernetes-compatible API server until SIGINT/SIGTERM.
   --host H          interface to bind (default 127.0.0.1)
   --port P          port (default ${DEFAULT_CLI_PORT}; 0 = any free port)
   --token-file PATH require "Authorization: Bearer <first line of PATH>" (or set ${TOKEN_ENV})
   --token T         the same with the token inline (visible to other users in ps: prefer the above)
+  --tls             serve HTTPS with a CA and certificate generated at start (the kubeconfig trusts the CA)
+  --client-certificates
+                    (implies --tls) accept client certificates of that CA; the kubeconfig gets an admin one
   --kubeconfig PATH write a kubeconfig for kubectl and client-node
   --data FILE       persist objects in FILE, mode 0600 (fsynced log + snapshot: acknowledged
                     writes survive a restart, even a SIGKILL)
@@ -57,6 +61,11 @@ export function parseApiServerArgs(
     const arg = args[i] ?? '';
     if (arg === '--help' || arg === '-h') {
       parsed.help = true;
+      continue;
+    }
+    if (arg === '--tls' || arg === '--client-certificates') {
+      const current = typeof parsed.options.tls === 'object' ? parsed.options.tls : {};
+      parsed.options.tls = arg === '--tls' ? current : { ...current, clientCertificates: true };
       continue;
     }
     const eq = arg.indexOf('=');

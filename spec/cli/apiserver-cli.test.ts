@@ -2,6 +2,7 @@
 // kubectl uses, and exits 0 on SIGTERM. Needs the build (`make test` builds first; built here if absent).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +71,36 @@ describe('reconcilekit apiserver', () => {
     expect(await server.exit).toBe(0);
   });
 
+  it('--tls serves HTTPS that kubectl trusts through the CA data of the written kubeconfig', async () => {
+    const kubeconfigPath = join(dir, 'kubeconfig-tls');
+    const server = start(['--port', '0', '--tls', '--client-certificates', '--kubeconfig', kubeconfigPath]);
+    try {
+      const url = await server.url;
+      expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const written = readFileSync(kubeconfigPath, 'utf8');
+      expect(written).toContain('certificate-authority-data:');
+      expect(written).toContain('client-certificate-data:');
+      expect(written).not.toContain('insecure-skip-tls-verify');
+      const target = { kubeconfigPath, kubeconfig: '', url, dir, close: () => Promise.resolve() };
+      const created = await kubectl(target, ['create', 'configmap', 'over-tls', '--from-literal=a=b']);
+      expect(created.stderr).toBe('');
+      // Trusting the CA but without the client certificate: 401.
+      const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(written)?.[1] ?? '', 'base64');
+      const status = await new Promise<number | undefined>((ok, fail) => {
+        https
+          .get(`${url}/api/v1/namespaces`, { ca }, (res) => {
+            res.resume();
+            ok(res.statusCode);
+          })
+          .on('error', fail);
+      });
+      expect(status).toBe(401);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exit).toBe(0);
+  });
+
   it('keeps state across restarts with --data', async () => {
     const data = join(dir, 'state.json');
     const first = start(['--port', '0', '--data', data]);
@@ -114,6 +145,8 @@ describe('reconcilekit apiserver', () => {
       token: 't',
       port: 6443,
     });
+    expect(parseApiServerArgs(['--tls']).options.tls).toEqual({});
+    expect(parseApiServerArgs(['--client-certificates']).options.tls).toEqual({ clientCertificates: true });
   });
 
   it('takes the token from --token-file or the environment, so it never shows in ps', async () => {
