@@ -1,9 +1,29 @@
 // reconcilekit/testing — helpers for operator authors' tests.
 export {
   startTestEnvironment,
+  testBackendFromEnv,
+  TEST_BACKEND_ENV,
+  type TestBackend,
   type TestEnvironment,
   type TestEnvironmentOptions,
 } from './test-environment.js';
+export {
+  startKubeApiServer,
+  reservePort,
+  KubeApiServerStartError,
+  isKubeApiServerStartError,
+  DEFAULT_KUBE_APISERVER_START_TIMEOUT_MS,
+  KUBE_APISERVER_ADMIN_USER,
+  type KubeApiServer,
+  type KubeApiServerOptions,
+} from './kube-apiserver-backend.js';
+export {
+  resolveEnvtestAssets,
+  EnvtestAssetsError,
+  isEnvtestAssetsError,
+  KUBEBUILDER_ASSETS_ENV,
+  type EnvtestAssets,
+} from './envtest-assets.js';
 export {
   waitFor,
   WaitTimeoutError,

@@ -1,12 +1,52 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../apiserver/index.js';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { loadKubeConfig } from '../kube/kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';
+import {
+  startKubeApiServer,
+  type KubeApiServer,
+  type KubeApiServerOptions,
+} from './kube-apiserver-backend.js';
 import { installCrds } from './install-crds.js';
 import { readManifests } from './manifests.js';
 
+/** The environment variable that picks the backend when `options.backend` is not given. */
+export const TEST_BACKEND_ENV = 'RECONCILEKIT_TEST_BACKEND';
+
+/**
+ * Where a test environment runs: `embedded` (reconcilekit's API server in this process), `kube-apiserver`
+ * (etcd + kube-apiserver from `KUBEBUILDER_ASSETS`, started for this environment), or `kubeconfig` (the
+ * cluster that `KUBECONFIG` names, e.g. one shared kube-apiserver or kind; like envtest's
+ * USE_EXISTING_CLUSTER).
+ */
+export type TestBackend = 'embedded' | 'kube-apiserver' | 'kubeconfig';
+
+const BACKENDS: readonly TestBackend[] = ['embedded', 'kube-apiserver', 'kubeconfig'];
+
+/** The backend named by `RECONCILEKIT_TEST_BACKEND` (default `embedded`); a typo is an InvalidConfigError. */
+export function testBackendFromEnv(env: NodeJS.ProcessEnv = process.env): TestBackend {
+  const value = env[TEST_BACKEND_ENV];
+  if (value === undefined || value === '') return 'embedded';
+  if ((BACKENDS as readonly string[]).includes(value)) return value as TestBackend;
+  throw new InvalidConfigError(`${TEST_BACKEND_ENV}=${value} is not one of ${BACKENDS.join(', ')}`);
+}
+
 /** Options of {@link startTestEnvironment}. */
 export interface TestEnvironmentOptions {
+  /**
+   * Which API server to run against. Default: `$RECONCILEKIT_TEST_BACKEND`, else `embedded`; ignored when
+   * `kubeConfig` is given.
+   */
+  backend?: TestBackend;
+  /**
+   * Serve the embedded server over HTTPS (generated CA; the kubeConfig trusts it), so tests exercise the
+   * real TLS transport path. Default true. The kube-apiserver backend always uses TLS.
+   */
+  tls?: boolean;
+  /** Options of the kube-apiserver backend (assets directory, ports, extra flags). Default none. */
+  kubeApiServer?: KubeApiServerOptions;
   /**
    * CustomResourceDefinitions to install before the environment is handed out: objects, or paths of
    * YAML files holding them. Each is `Established` when `startTestEnvironment` resolves. Default: none.
@@ -38,11 +78,18 @@ export interface TestEnvironment {
   readonly client: ObjectClient;
   /** Whether this environment started (and will close) an embedded API server. */
   readonly embedded: boolean;
+  /** The backend it runs on (`kubeconfig` also when `options.kubeConfig` was given). */
+  readonly backend: TestBackend;
+  /** The etcd + kube-apiserver pair of the `kube-apiserver` backend; undefined on the others. */
+  readonly kubeApiServer: KubeApiServer | undefined;
   /** The embedded server (its `faults` inject errors, delays and dropped watches); undefined on a given cluster. */
   readonly apiServer: ApiServer | undefined;
   /** Creates a Namespace with a unique name starting with `prefix` (default `test`) and returns its name. */
   createNamespace(prefix?: string): Promise<string>;
-  /** Stops the embedded server (or deletes the created namespaces on a given cluster) and frees sockets. */
+  /**
+   * Stops the embedded server or the etcd + kube-apiserver pair (or, on a given cluster, deletes the
+   * namespaces it created) and frees sockets.
+   */
   close(): Promise<void>;
 }
 
@@ -59,14 +106,31 @@ async function loadCrds(crds: readonly (KubernetesObject | string)[]): Promise<K
  */
 export async function startTestEnvironment(options: TestEnvironmentOptions = {}): Promise<TestEnvironment> {
   options.signal?.throwIfAborted();
+  const backend: TestBackend =
+    options.kubeConfig !== undefined ? 'kubeconfig' : (options.backend ?? testBackendFromEnv());
   const server =
-    options.kubeConfig === undefined ? await startApiServer({ host: '127.0.0.1', port: 0 }) : undefined;
-  const kubeConfig = options.kubeConfig ?? new KubeConfig();
-  if (server !== undefined) kubeConfig.loadFromString(server.kubeconfig);
+    backend === 'embedded'
+      ? await startApiServer({
+          host: '127.0.0.1',
+          port: 0,
+          ...(options.tls === false ? {} : { tls: true }),
+          ...options.apiServer,
+        })
+      : undefined;
+  const real =
+    backend === 'kube-apiserver'
+      ? await startKubeApiServer({
+          ...options.kubeApiServer,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        })
+      : undefined;
+  const kubeConfig = options.kubeConfig ?? (backend === 'kubeconfig' ? loadKubeConfig() : new KubeConfig());
+  const generated = server?.kubeconfig ?? real?.kubeconfig;
+  if (generated !== undefined) kubeConfig.loadFromString(generated);
   const client = new ObjectClient({ kubeConfig });
   const namespaces: string[] = [];
   const close = async (): Promise<void> => {
-    if (server === undefined) {
+    if (backend === 'kubeconfig') {
       await Promise.allSettled(
         namespaces.map((name) =>
           client.delete({ apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', name }),
@@ -75,6 +139,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
     }
     client.close();
     await server?.close();
+    await real?.close();
   };
   try {
     const crds = await loadCrds(options.crds ?? []);
@@ -86,10 +151,12 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   }
   return {
     kubeConfig,
-    kubeconfigYaml: server?.kubeconfig ?? kubeConfig.exportConfig(),
-    url: server?.url ?? kubeConfig.getCurrentCluster()?.server ?? '',
+    kubeconfigYaml: generated ?? kubeConfig.exportConfig(),
+    url: server?.url ?? real?.url ?? kubeConfig.getCurrentCluster()?.server ?? '',
     client,
     embedded: server !== undefined,
+    backend,
+    kubeApiServer: real,
     apiServer: server,
     async createNamespace(prefix = 'test'): Promise<string> {
       const name = `${prefix}-${randomBytes(4).toString('hex')}`;

@@ -48,7 +48,9 @@ describe('reconcilekit/testing on the embedded API server', () => {
   it('starts an embedded server with the CRD established and a KubeConfig client-node can use', async () => {
     expect(env.embedded).toBe(true);
     expect(env.apiServer?.url).toBe(env.url);
-    expect(env.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(env.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/); // TLS by default
+    expect(env.backend).toBe('embedded');
+    expect(env.kubeConfig.getCurrentCluster()?.caData).toBeTruthy();
     const namespace = await env.createNamespace('env');
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const ns = await core.readNamespace({ name: namespace });

@@ -81,7 +81,8 @@ let workDir: string;
 const seen: Access[] = [];
 
 beforeAll(async () => {
-  env = await startTestEnvironment({ crds: [examplePath('deploy', 'crd.yaml')] });
+  // Plain http: the recording proxy below reads each request in the clear.
+  env = await startTestEnvironment({ crds: [examplePath('deploy', 'crd.yaml')], tls: false });
   workDir = await mkdtemp(join(tmpdir(), 'website-rbac-'));
   const upstream = new URL(env.url);
   proxy = createServer((req, res) => {
