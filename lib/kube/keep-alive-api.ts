@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import {
   KubernetesObjectApi,
   ResponseContext,
@@ -26,7 +27,8 @@ export function keepAliveConfiguration(source: ObjectClient | KubeTransport): Co
       if (body !== undefined && typeof body !== 'string') {
         throw new TypeError('keep-alive client-node transport sends string bodies only (no form data)');
       }
-      const headers = { ...request.getHeaders() };
+      // Credentials straight from the transport: Impersonate-Group/-Extra-* may be repeated headers.
+      const headers: OutgoingHttpHeaders = { ...request.getHeaders(), ...(await transport.headers()) };
       if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
       const res = await transport.openUrl(
         url,
@@ -66,11 +68,8 @@ export function keepAliveConfiguration(source: ObjectClient | KubeTransport): Co
     authMethods: {
       default: {
         getName: () => 'reconcilekit-kubeconfig',
-        async applySecurityAuthentication(context: RequestContext): Promise<void> {
-          for (const [name, value] of Object.entries(await transport.headers())) {
-            context.setHeaderParam(name, value);
-          }
-        },
+        // The credentials are added in send() above, where repeated headers survive.
+        applySecurityAuthentication: (): Promise<void> => Promise.resolve(),
       },
     },
   });

@@ -1,8 +1,15 @@
-import http from 'node:http';
+import { createHash } from 'node:crypto';
+import http, { type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { bufferFromFileOrString, type KubeConfig } from '@kubernetes/client-node';
+import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ApiError, connectionError } from './api-error.js';
+import { KubeCredentials, type Credential } from './kube-credentials.js';
+
+function certificateId(cert: string | Buffer): string {
+  return createHash('sha256').update(cert).digest('hex').slice(0, 16);
+}
 
 /** Default `User-Agent` of reconcilekit's requests. */
 export const DEFAULT_USER_AGENT = 'reconcilekit';
@@ -35,9 +42,14 @@ export interface KubeTransportOptions {
 
 type TlsOptions = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
 
+/** Which agent a request goes through: the shared keep-alive one, or a fresh connection (watches). */
+export type AgentKind = 'shared' | 'watch';
+
 /**
  * The HTTP layer under {@link ObjectClient}: the server URL, one shared keep-alive agent for every
- * request, a separate connection per watch, and the kubeconfig's credentials as headers.
+ * request, a separate connection per watch (through the same `proxy-url`), and the kubeconfig's
+ * credentials ({@link KubeCredentials}: rotated token files, exec plugins, impersonation), retried once
+ * with a fresh credential after a 401.
  *
  * Why: client-node 1.4 builds a fresh `https.Agent` for every request (`applySecurityAuthentication` →
  * `createAgent`), so no connection is ever reused and each call pays TCP (and TLS) setup. See
@@ -46,12 +58,15 @@ type TlsOptions = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'rejectUnauth
 export class KubeTransport {
   readonly server: URL;
   readonly kubeConfig: KubeConfig;
+  /** The credential source (exposed for tests and for callers that open their own connections). */
+  readonly credentials: KubeCredentials;
   private readonly userAgent: string;
   private readonly tls: TlsOptions;
-  private readonly ownsAgent: boolean;
-  private agentValue: http.Agent | undefined;
-  private readonly staticAuth: boolean;
-  private cachedHeaders: Record<string, string> | undefined;
+  private readonly proxyUrl: string | undefined;
+  private readonly givenAgent: http.Agent | undefined;
+  /** Agents by kind and client-certificate identity (an exec plugin may rotate the certificate). */
+  private readonly agents = new Map<string, http.Agent>();
+  private cachedCredential: Credential | undefined;
 
   constructor(options: KubeTransportOptions) {
     const kc = options.kubeConfig;
@@ -70,6 +85,7 @@ export class KubeTransport {
     this.server = new URL(cluster.server);
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     const user = kc.getCurrentUser();
+    // TLS material is read once here (in-cluster: ca.crt once, not per request).
     this.tls = {};
     const ca = bufferFromFileOrString(cluster.caFile, cluster.caData);
     if (ca !== null) this.tls.ca = ca;
@@ -79,46 +95,69 @@ export class KubeTransport {
     if (key !== null) this.tls.key = key;
     if (cluster.skipTLSVerify) this.tls.rejectUnauthorized = false;
     if (cluster.tlsServerName !== undefined) this.tls.servername = cluster.tlsServerName;
-    // Tokens from exec plugins and auth providers expire; everything else can be computed once.
-    this.staticAuth = user?.exec === undefined && user?.authProvider === undefined;
-    this.ownsAgent = options.agent === undefined && cluster.proxyUrl === undefined;
-    this.agentValue = options.agent ?? (this.ownsAgent ? this.createAgent(true) : undefined);
+    this.proxyUrl = cluster.proxyUrl;
+    if (this.proxyUrl !== undefined && !/^https?:/.test(this.proxyUrl)) {
+      throw new InvalidConfigError(
+        `proxy-url ${this.proxyUrl} is not supported: use an http:// or https:// proxy (CONNECT)`,
+      );
+    }
+    this.credentials = new KubeCredentials(kc);
+    this.givenAgent = options.agent;
   }
 
   private get isHttps(): boolean {
     return this.server.protocol === 'https:';
   }
 
-  /** A new agent with the kubeconfig's TLS material; keep-alive for the shared one, not for watches. */
-  createAgent(keepAlive: boolean): http.Agent {
+  /**
+   * A new agent with the kubeconfig's TLS material (and a client certificate from an exec plugin when
+   * given), through the cluster's `proxy-url` when it has one; keep-alive for the shared one, not for
+   * watches.
+   */
+  createAgent(keepAlive: boolean, credential?: Pick<Credential, 'cert' | 'key'>): http.Agent {
     const common = { keepAlive, maxFreeSockets: DEFAULT_MAX_FREE_SOCKETS, scheduling: 'lifo' as const };
-    return this.isHttps ? new https.Agent({ ...common, ...this.tls }) : new http.Agent(common);
+    const tls: TlsOptions = { ...this.tls };
+    if (credential?.cert !== undefined && credential.key !== undefined) {
+      tls.cert = credential.cert;
+      tls.key = credential.key;
+    }
+    if (this.proxyUrl !== undefined) {
+      return this.isHttps
+        ? new HttpsProxyAgent({ ...common, ...tls, proxy: this.proxyUrl })
+        : new HttpProxyAgent({ ...common, proxy: this.proxyUrl });
+    }
+    return this.isHttps ? new https.Agent({ ...common, ...tls }) : new http.Agent(common);
   }
 
-  /** The shared keep-alive agent (client-node's proxy agent when the cluster has a `proxy-url`). */
-  async agent(): Promise<http.Agent> {
-    if (this.agentValue === undefined) {
-      const opts: https.RequestOptions = {};
-      await this.kubeConfig.applyToHTTPSOptions(opts);
-      this.agentValue = opts.agent instanceof http.Agent ? opts.agent : this.createAgent(true);
+  /** The agent of `kind` for the current credential (a rotated client certificate gets a new one). */
+  async agent(kind: AgentKind = 'shared'): Promise<http.Agent> {
+    if (kind === 'shared' && this.givenAgent !== undefined) return this.givenAgent;
+    const credential = await this.credential();
+    const id = `${kind}:${credential.cert === undefined ? '' : certificateId(credential.cert)}`;
+    let agent = this.agents.get(id);
+    if (agent === undefined) {
+      for (const [other, old] of this.agents) {
+        if (other.startsWith(`${kind}:`)) {
+          old.destroy();
+          this.agents.delete(other);
+        }
+      }
+      agent = this.createAgent(kind === 'shared', credential);
+      this.agents.set(id, agent);
     }
-    return this.agentValue;
+    return agent;
   }
 
-  /** Credentials and impersonation headers from the kubeconfig (refreshed for exec/auth-provider users). */
-  async headers(): Promise<Record<string, string>> {
-    if (this.staticAuth && this.cachedHeaders !== undefined) return this.cachedHeaders;
-    const opts: https.RequestOptions = {};
-    await this.kubeConfig.applyToHTTPSOptions(opts);
-    const headers: Record<string, string> = { 'User-Agent': this.userAgent };
-    for (const [name, value] of Object.entries(opts.headers ?? {})) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-    }
-    if (typeof opts.auth === 'string' && opts.auth !== ':' && opts.auth !== 'undefined:undefined') {
-      headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    }
-    this.cachedHeaders = headers;
-    return headers;
+  private async credential(): Promise<Credential> {
+    if (!this.credentials.dynamic && this.cachedCredential !== undefined) return this.cachedCredential;
+    const credential = await this.credentials.current();
+    this.cachedCredential = credential;
+    return credential;
+  }
+
+  /** Credentials and impersonation headers (Impersonate-Group and -Extra-* may repeat: arrays). */
+  async headers(): Promise<OutgoingHttpHeaders> {
+    return { 'User-Agent': this.userAgent, ...(await this.credential()).headers };
   }
 
   /** Full URL of `path` with `query` (undefined values skipped). */
@@ -131,24 +170,31 @@ export class KubeTransport {
     return url;
   }
 
-  /** Opens a request and resolves with the response head; the caller reads (or destroys) the body. */
-  async open(req: KubeRequest, agent: http.Agent): Promise<http.IncomingMessage> {
+  /**
+   * Opens a request and resolves with the response head; the caller reads (or destroys) the body. A 401
+   * with a credential that can change (token file, exec plugin) is retried once with a fresh one.
+   */
+  async open(req: KubeRequest, kind: AgentKind = 'shared'): Promise<http.IncomingMessage> {
     const url = this.url(req.path, req.query);
-    const headers: Record<string, string> = { ...(await this.headers()), Accept: 'application/json' };
     let payload: Buffer | undefined;
-    if (req.body !== undefined) {
-      payload = Buffer.from(JSON.stringify(req.body));
-      headers['Content-Type'] = req.contentType ?? 'application/json';
-      headers['Content-Length'] = String(payload.length);
+    if (req.body !== undefined) payload = Buffer.from(JSON.stringify(req.body));
+    for (let attempt = 0; ; attempt++) {
+      const headers: OutgoingHttpHeaders = { ...(await this.headers()), Accept: 'application/json' };
+      if (payload !== undefined) {
+        headers['Content-Type'] = req.contentType ?? 'application/json';
+        headers['Content-Length'] = String(payload.length);
+      }
+      const res = await this.openUrl(url, req.method, headers, payload, await this.agent(kind), req.signal);
+      if (res.statusCode !== 401 || attempt > 0 || !this.credentials.invalidate()) return res;
+      res.resume();
     }
-    return this.openUrl(url, req.method, headers, payload, agent, req.signal);
   }
 
   /** Low-level request to a full URL with the given headers (credentials are not added here). */
   openUrl(
     url: URL,
     method: string,
-    headers: Record<string, string>,
+    headers: OutgoingHttpHeaders,
     payload: Buffer | string | undefined,
     agent: http.Agent,
     signal?: AbortSignal,
@@ -165,16 +211,17 @@ export class KubeTransport {
 
   /** Sends a request over the shared agent; resolves with the decoded JSON body, rejects with ApiError. */
   async request(req: KubeRequest): Promise<unknown> {
-    const res = await this.open(req, await this.agent());
+    const res = await this.open(req);
     const body = await readBody(res, req);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return body.length === 0 ? {} : (JSON.parse(body) as unknown);
     throw toApiError(status, body, res.headers, `${req.method} ${req.path}`);
   }
 
-  /** Closes the idle sockets of the shared agent (when this transport created it). */
+  /** Closes the sockets of the agents this transport created (a given agent is the caller's). */
   close(): void {
-    if (this.ownsAgent) this.agentValue?.destroy();
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
   }
 }
 

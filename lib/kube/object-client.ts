@@ -122,7 +122,6 @@ export class ObjectClient {
   private readonly fieldManager: string;
   private readonly signal: AbortSignal | undefined;
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
-  private watchAgent: http.Agent | undefined;
   /** Checked before every write; set by leader election (the lease's own renewals use {@link unfenced}). */
   fence: WriteFence | undefined;
 
@@ -346,12 +345,11 @@ export class ObjectClient {
       labelSelector: opts.labelSelector,
       fieldSelector: opts.fieldSelector,
     };
-    this.watchAgent ??= this.transport.createAgent(false);
     const local = new AbortController();
     const signal = AbortSignal.any([opts.signal, local.signal, ...(this.signal ? [this.signal] : [])]);
     let res: http.IncomingMessage;
     try {
-      res = await this.transport.open({ method: 'GET', path, query, signal }, this.watchAgent);
+      res = await this.transport.open({ method: 'GET', path, query, signal }, 'watch');
     } catch (e) {
       if (signal.aborted) return;
       throw e;
@@ -415,7 +413,6 @@ export class ObjectClient {
   /** Releases idle sockets. Open watches end through their own signals. */
   close(): void {
     this.transport.close();
-    this.watchAgent?.destroy();
   }
 }
 

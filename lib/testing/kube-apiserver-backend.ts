@@ -67,7 +67,9 @@ export function reservePort(port = 0): Promise<number> {
     server.listen(port, '127.0.0.1', () => {
       const address = server.address();
       const picked = typeof address === 'object' && address !== null ? address.port : port;
-      server.close(() => resolve(picked));
+      server.close(() => {
+        resolve(picked);
+      });
     });
   });
 }
@@ -83,7 +85,9 @@ function get(url: string, tls: https.RequestOptions = {}): Promise<number> {
       resolve(res.statusCode ?? 0);
     });
     req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(0));
+    req.on('error', () => {
+      resolve(0);
+    });
   });
 }
 

@@ -24,8 +24,8 @@ export function clientIdentity(req: IncomingMessage): ClientIdentity | undefined
   const socket = req.socket as Partial<TLSSocket>;
   if (socket.authorized !== true || typeof socket.getPeerCertificate !== 'function') return undefined;
   const peer = socket.getPeerCertificate();
-  const cn = peer.subject.CN as string | string[] | undefined;
-  const o = peer.subject.O as string | string[] | undefined;
+  const cn = peer.subject.CN;
+  const o = peer.subject.O;
   const user = Array.isArray(cn) ? cn[0] : cn;
   if (user === undefined || user === '') return undefined;
   return { user, groups: o === undefined ? [] : Array.isArray(o) ? o : [o] };
