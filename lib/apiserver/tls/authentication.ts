@@ -15,6 +15,8 @@ export interface AuthenticationRequest {
   /** Path and query, e.g. `/api/v1/namespaces?watch=true`. */
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
+  /** Every header as the list of its values (repeated headers such as `Impersonate-Group` kept apart). */
+  readonly headersDistinct: NodeJS.Dict<string[]>;
   /** The client certificate, when one was presented and the server's CA signed it; else undefined. */
   readonly clientCertificate: ClientIdentity | undefined;
 }
@@ -51,6 +53,7 @@ export function buildAuthenticator(options: {
         method: req.method ?? 'GET',
         url: req.url ?? '/',
         headers: req.headers,
+        headersDistinct: req.headersDistinct,
         clientCertificate: identity,
       }) === true
     );
