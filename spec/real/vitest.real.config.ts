@@ -1,0 +1,21 @@
+// The suites that `make test-real` runs against one real kube-apiserver (scripts/test-real.mjs starts it
+// and sets KUBECONFIG, RECONCILEKIT_E2E=1 and RECONCILEKIT_TEST_BACKEND=kubeconfig). Files run one at a
+// time: they share the cluster. Specs that need the embedded server (fault injection, its internals, a
+// fresh server per test) are not listed, or skip themselves by name with `REAL_BACKEND` — see
+// docs/testing.md for the list and why.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: [
+      'spec/apiserver/kubectl-conformance.test.ts',
+      'spec/apiserver/client-node.test.ts',
+      'spec/real/**/*.test.ts',
+      'spec/testing/kube-apiserver-backend.test.ts',
+    ],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+});
