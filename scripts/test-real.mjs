@@ -26,11 +26,22 @@ const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(kubeconfig, server.kubeconfig, { mode: 0o600 });
 const child = spawn(
   process.execPath,
-  [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'spec/real/vitest.real.config.ts', ...process.argv.slice(2)],
+  [
+    join(root, 'node_modules/vitest/vitest.mjs'),
+    'run',
+    '--config',
+    'spec/real/vitest.real.config.ts',
+    ...process.argv.slice(2),
+  ],
   {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, KUBECONFIG: kubeconfig, RECONCILEKIT_E2E: '1', RECONCILEKIT_TEST_BACKEND: 'kubeconfig' },
+    env: {
+      ...process.env,
+      KUBECONFIG: kubeconfig,
+      RECONCILEKIT_E2E: '1',
+      RECONCILEKIT_TEST_BACKEND: 'kubeconfig',
+    },
   },
 );
 let stopping = false;

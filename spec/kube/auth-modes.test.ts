@@ -368,7 +368,9 @@ async function startConnectProxy(): Promise<{ url: string; connects: number; clo
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
-        proxy.close(() => { resolve(); });
+        proxy.close(() => {
+          resolve();
+        });
       }),
   };
 }

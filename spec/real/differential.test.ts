@@ -35,7 +35,12 @@ const cm = (ns: string, name: string, data: Record<string, string> = { a: '1' })
 
 const STEPS: Step[] = [
   { name: 'get a missing object', method: 'GET', path: (ns) => `/api/v1/namespaces/${ns}/configmaps/nope` },
-  { name: 'create', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, body: (ns) => cm(ns, 'one') },
+  {
+    name: 'create',
+    method: 'POST',
+    path: (ns) => `/api/v1/namespaces/${ns}/configmaps`,
+    body: (ns) => cm(ns, 'one'),
+  },
   {
     name: 'create again',
     method: 'POST',
@@ -46,7 +51,10 @@ const STEPS: Step[] = [
     name: 'update with a stale resourceVersion',
     method: 'PUT',
     path: (ns) => `/api/v1/namespaces/${ns}/configmaps/one`,
-    body: (ns) => ({ ...(cm(ns, 'one') as object), metadata: { name: 'one', namespace: ns, resourceVersion: '1' } }),
+    body: (ns) => ({
+      ...(cm(ns, 'one') as object),
+      metadata: { name: 'one', namespace: ns, resourceVersion: '1' },
+    }),
   },
   {
     name: 'create with an invalid name',
@@ -68,7 +76,12 @@ const STEPS: Step[] = [
     body: () => ({ data: { b: '3' } }),
     contentType: 'text/plain',
   },
-  { name: 'malformed JSON body', method: 'POST', path: (ns) => `/api/v1/namespaces/${ns}/configmaps`, raw: '{"kind":' },
+  {
+    name: 'malformed JSON body',
+    method: 'POST',
+    path: (ns) => `/api/v1/namespaces/${ns}/configmaps`,
+    raw: '{"kind":',
+  },
   { name: 'list', method: 'GET', path: (ns) => `/api/v1/namespaces/${ns}/configmaps` },
   { name: 'unknown resource', method: 'GET', path: (ns) => `/api/v1/namespaces/${ns}/gizmos` },
   { name: 'delete', method: 'DELETE', path: (ns) => `/api/v1/namespaces/${ns}/configmaps/one` },
@@ -83,7 +96,8 @@ const STEPS: Step[] = [
 const KNOWN: Record<string, string> = {};
 
 function shapeOf(body: unknown): Pick<Answer, 'reason' | 'kind' | 'shape'> {
-  if (typeof body !== 'object' || body === null) return { reason: undefined, kind: undefined, shape: typeof body };
+  if (typeof body !== 'object' || body === null)
+    return { reason: undefined, kind: undefined, shape: typeof body };
   const b = body as Record<string, unknown>;
   const keys = (o: unknown): string =>
     typeof o === 'object' && o !== null && !Array.isArray(o) ? Object.keys(o).sort().join(',') : '';
@@ -106,7 +120,13 @@ async function send(transport: KubeTransport, step: Step, ns: string): Promise<A
     headers['Content-Type'] = step.contentType ?? 'application/json';
     headers['Content-Length'] = String(Buffer.byteLength(payload));
   }
-  const res = await transport.openUrl(transport.url(step.path(ns)), step.method, headers, payload, await transport.agent());
+  const res = await transport.openUrl(
+    transport.url(step.path(ns)),
+    step.method,
+    headers,
+    payload,
+    await transport.agent(),
+  );
   const text = await readBody(res, { method: step.method, path: step.path(ns) });
   let body: unknown;
   try {
@@ -132,7 +152,11 @@ describe.runIf(REAL_BACKEND)('embedded server and kube-apiserver answer alike', 
       await t.request({ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: ns } } });
     }
     for (const step of STEPS) {
-      answers.push({ step: step.name, embedded: await send(mine, step, ns), real: await send(real, step, ns) });
+      answers.push({
+        step: step.name,
+        embedded: await send(mine, step, ns),
+        real: await send(real, step, ns),
+      });
     }
   });
 

@@ -39,7 +39,17 @@ describe.runIf(REAL_BACKEND)('the Website operator on a real kube-apiserver', ()
     const dir = join(scratch, name);
     const child = spawn(
       process.execPath,
-      [MAIN, '--namespace', ns, '--leader-election-namespace', ns, '--output-dir', dir, '--health-address', 'off'],
+      [
+        MAIN,
+        '--namespace',
+        ns,
+        '--leader-election-namespace',
+        ns,
+        '--output-dir',
+        dir,
+        '--health-address',
+        'off',
+      ],
       { env: { ...process.env, POD_NAME: name }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const replica: Replica = {
@@ -47,20 +57,30 @@ describe.runIf(REAL_BACKEND)('the Website operator on a real kube-apiserver', ()
       child,
       output: '',
       dir,
-      exit: new Promise((ok) => child.on('exit', (code) => ok(code))),
+      exit: new Promise((ok) =>
+        child.on('exit', (code) => {
+          ok(code);
+        }),
+      ),
     };
     const keep = (d: Buffer): void => {
       replica.output += d.toString();
     };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
     replicas.push(replica);
     return replica;
   }
 
   const lease = async (): Promise<string | undefined> => {
     const got = (await client
-      .get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespace: ns, name: 'website-operator' })
+      .get({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        plural: 'leases',
+        namespace: ns,
+        name: 'website-operator',
+      })
       .catch(() => undefined)) as { spec?: { holderIdentity?: string } } | undefined;
     const holder = got?.spec?.holderIdentity;
     return holder === undefined || holder === '' ? undefined : holder;
@@ -77,7 +97,9 @@ describe.runIf(REAL_BACKEND)('the Website operator on a real kube-apiserver', ()
 
   afterAll(async () => {
     for (const r of replicas) r.child.kill('SIGKILL');
-    await client.delete({ apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', name: ns }).catch(() => undefined);
+    await client
+      .delete({ apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', name: ns })
+      .catch(() => undefined);
     client.close();
     rmSync(scratch, { recursive: true, force: true });
   });
@@ -100,15 +122,22 @@ describe.runIf(REAL_BACKEND)('the Website operator on a real kube-apiserver', ()
     });
     const ready = await waitFor(
       async () => {
-        const obj = (await client.get(site)) as KubernetesObject & {
-          status?: { conditions?: { type: string; status: string }[] };
-        };
-        return obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true ? obj : undefined;
+        const obj = await client.get<
+          KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }
+        >(site);
+        return obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true
+          ? obj
+          : undefined;
       },
       { timeoutMs: 30_000, description: 'Website Ready' },
     );
     expect(ready.metadata?.finalizers?.length ?? 0).toBeGreaterThan(0);
-    const children = await client.list({ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: ns });
+    const children = await client.list({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      plural: 'configmaps',
+      namespace: ns,
+    });
     expect(children.items.some((c) => c.metadata?.name?.startsWith('hello') === true)).toBe(true);
     const page = join(leader.dir, ns, 'hello.html');
     await waitFor(() => existsSync(page) && readFileSync(page, 'utf8').includes('first'), {
@@ -118,12 +147,18 @@ describe.runIf(REAL_BACKEND)('the Website operator on a real kube-apiserver', ()
 
     // Update: the page follows.
     await client.patch(site, { spec: { content: 'second' } }, 'merge');
-    await waitFor(() => readFileSync(page, 'utf8').includes('second'), { timeoutMs: 20_000, description: 'the updated page' });
+    await waitFor(() => readFileSync(page, 'utf8').includes('second'), {
+      timeoutMs: 20_000,
+      description: 'the updated page',
+    });
 
     // Graceful shutdown of the leader: exit 0, the follower takes the Lease.
     leader.child.kill('SIGTERM');
     expect(await leader.exit).toBe(0);
-    await waitFor(async () => (await lease()) === follower.name, { timeoutMs: 45_000, description: 'the follower to lead' });
+    await waitFor(async () => (await lease()) === follower.name, {
+      timeoutMs: 45_000,
+      description: 'the follower to lead',
+    });
 
     // Delete: the new leader runs the finalizer; the Website and its children go away.
     await client.delete(site);
@@ -138,7 +173,12 @@ describe.runIf(REAL_BACKEND)('the Website operator on a real kube-apiserver', ()
       },
       { timeoutMs: 30_000, description: 'the Website to be gone' },
     );
-    const left = await client.list({ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: ns });
+    const left = await client.list({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      plural: 'configmaps',
+      namespace: ns,
+    });
     expect(left.items.filter((c) => c.metadata?.name?.startsWith('hello') === true)).toEqual([]);
     follower.child.kill('SIGTERM');
     expect(await follower.exit).toBe(0);

@@ -56,7 +56,9 @@ describe('CertificateAuthority', () => {
           .get({ host: '127.0.0.1', port, ca: ca.cert, cert: client.cert, key: client.key }, (res) => {
             let text = '';
             res.on('data', (d: Buffer) => (text += d.toString()));
-            res.on('end', () => { resolve(text); });
+            res.on('end', () => {
+              resolve(text);
+            });
           })
           .on('error', reject);
       });
