@@ -133,11 +133,11 @@ describe('kube-apiserver backend: bad input', () => {
       { stdio: 'ignore' },
     );
     expect(
-      await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 20_000),
+      await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 45_000),
     ).toBe(true);
     const orphan = Number(readFileSync(pidFile, 'utf8'));
     expect(alive(orphan)).toBe(true);
     parent.kill('SIGKILL');
     expect(await eventually(() => !alive(orphan))).toBe(true);
-  }, 40_000);
+  }, 90_000);
 });
