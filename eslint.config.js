@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '.ci/', 'docs/api/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '.ci/', 'docs/api/', 'scripts/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
