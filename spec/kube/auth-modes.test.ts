@@ -146,7 +146,7 @@ describe('kubeconfig auth modes over TLS', () => {
     const plugin = script(
       'exec-expiring',
       `n=$(( $(cat ${counter} 2>/dev/null || echo 0) + 1 )); echo $n > ${counter}
-exp=$(date -u -d "+11 seconds" +%Y-%m-%dT%H:%M:%SZ)
+exp=$(date -u -d "+16 seconds" +%Y-%m-%dT%H:%M:%SZ)
 echo "{\\"apiVersion\\":\\"client.authentication.k8s.io/v1\\",\\"kind\\":\\"ExecCredential\\",\\"status\\":{\\"token\\":\\"exp-$n\\",\\"expirationTimestamp\\":\\"$exp\\"}}"`,
     );
     tokens.add('exp-1');
@@ -157,8 +157,8 @@ echo "{\\"apiVersion\\":\\"client.authentication.k8s.io/v1\\",\\"kind\\":\\"Exec
     await Promise.all([c.list(CONFIGMAPS), c.list(CONFIGMAPS), c.list(CONFIGMAPS)]);
     expect(runs(counter)).toBe(1); // concurrent callers share one run
     expect(lastAuthorization()).toBe('Bearer exp-1');
-    // Valid 11 s, renewed 10 s early: after ~1 s it is due again.
-    await new Promise((r) => setTimeout(r, 2_100));
+    // Valid 16 s, renewed 10 s early: after ~6 s it is due again.
+    await new Promise((r) => setTimeout(r, 6_500));
     await c.list(CONFIGMAPS);
     expect(runs(counter)).toBe(2);
     expect(lastAuthorization()).toBe('Bearer exp-2');
