@@ -157,7 +157,15 @@ export class PassRunner<Obj extends KubernetesObject> {
     const finalizer = this.o.finalizer;
     if (deleting) {
       if (uid !== undefined && this.o.memory.has(uid)) {
-        logger.debug('deletion already handled for this object');
+        // The cleanup ran. If the object still carries our finalizer, either this is an event from
+        // before our removal or the removal was lost (a server that forgot the write): removing it
+        // again (re-read first, so a no-op when it is gone) is the only way it does not stay stuck.
+        if (finalizer !== false && !gone && hasFinalizer(obj, finalizer) && this.o.finalizers !== undefined) {
+          logger.debug('deletion handled, but our finalizer is still there; removing it again', { finalizer });
+          yield this.o.finalizers.remove(obj, signal);
+        } else {
+          logger.debug('deletion already handled for this object');
+        }
         return { result: 'success', tombstoneDone: true };
       }
       if (finalizer !== false && !gone && !hasFinalizer(obj, finalizer)) {

@@ -1,0 +1,116 @@
+// A finalizer removal the server answered but then forgot (a lost write) must not leave the object stuck
+// Terminating: the removed-finalizer memory never suppresses removing our finalizer again.
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildKubeconfig } from '../../lib/apiserver/index.js';
+import { Framework } from '../../lib/framework/framework.js';
+import { createLogger } from '../../lib/observability/logger.js';
+import { ResourceSet } from '../../lib/router/resource-set.js';
+import {
+  eventually,
+  RecordingResource,
+  ref,
+  startHarness,
+  widget,
+  WIDGET,
+  type Harness,
+  type Widget,
+} from './harness.js';
+
+/** Forwards to `target`, except the first finalizer-removing PATCH: answered 200 with the unchanged object. */
+async function forgetfulProxy(
+  target: string,
+): Promise<{ url: string; server: Server; swallowed: () => number }> {
+  const upstream = new URL(target);
+  let swallowed = 0;
+  const forward = (
+    method: string,
+    path: string,
+    headers: Record<string, unknown>,
+    body: Buffer,
+    res: import('node:http').ServerResponse,
+  ): void => {
+    const up = request(
+      { host: upstream.hostname, port: upstream.port, method, path, headers: headers as never },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    up.on('error', () => res.destroy());
+    up.end(body);
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const text = body.toString('utf8');
+      if (
+        swallowed === 0 &&
+        req.method === 'PATCH' &&
+        text.includes('"replace"') &&
+        text.includes('/metadata/finalizers')
+      ) {
+        swallowed++;
+        const { 'content-length': _l, 'content-type': _t, ...headers } = req.headers;
+        forward('GET', req.url ?? '/', headers, Buffer.alloc(0), res);
+        return;
+      }
+      forward(req.method ?? 'GET', req.url ?? '/', req.headers, body, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, server, swallowed: () => swallowed };
+}
+
+describe('lost finalizer removal', () => {
+  let h: Harness | undefined;
+  let fw: Framework<Widget> | undefined;
+  let proxy: Server | undefined;
+  afterEach(async () => {
+    await fw?.stop();
+    proxy?.close();
+    await h?.close();
+  });
+
+  it('removes our finalizer again when the object comes back carrying it; the cleanup runs once', async () => {
+    h = await startHarness();
+    const forgetful = await forgetfulProxy(h.server.url);
+    proxy = forgetful.server;
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(buildKubeconfig(forgetful.url));
+    const recorder = new RecordingResource();
+    fw = new Framework<Widget>({
+      name: 'forgetful',
+      kubeConfig,
+      resource: { apiVersion: WIDGET.apiVersion, kind: WIDGET.kind },
+      resourceSets: [new ResourceSet<Widget>({ resources: [recorder] })],
+      logger: createLogger({ silent: true }),
+      healthServer: false,
+    });
+    await fw.start();
+    await h.client.create(widget('lost'));
+    await eventually(() => recorder.count('create', 'lost') === 1);
+    await h.client.delete(ref('lost'));
+    await eventually(() => forgetful.swallowed() === 1, 5000, 'the removal to be swallowed');
+    // Something else touches the object: the engine sees it Terminating with our finalizer again.
+    await h.client.patch(ref('lost'), { metadata: { annotations: { touched: 'yes' } } }, 'merge');
+    await eventually(
+      async () => {
+        try {
+          await h?.client.get(ref('lost'));
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      5000,
+      'the object to be gone',
+    );
+    expect(recorder.count('delete', 'lost')).toBe(1);
+  });
+});
