@@ -382,7 +382,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     const filtering = this.config.retryPolicy !== undefined;
     return {
       changed: (key, obj, old) => {
-        this.objects.seen(key);
+        this.objects.seen(key, obj.metadata?.uid);
         if (this.ledger.failing(key)) {
           // A failing key waits for its retry (or, given up or terminal, for a real change): a status
           // write (our own error condition among them) is not a reason to run it again early.
@@ -415,6 +415,11 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     let fromStore = this.sources?.primary?.get(key);
     if (this.ownPatches.size > 0 && fromStore !== undefined) fromStore = this.latest(key, fromStore);
     const obj = fromStore ?? this.objects.remembers(key);
+    const pending = obj === undefined ? undefined : this.objects.tombstone(key);
+    if (pending !== undefined && obj !== undefined && pending.metadata?.uid !== obj.metadata?.uid) {
+      await this.cleanUpReplaced(queue, key, pending, signal);
+      return;
+    }
     const tombstone = obj === undefined ? this.objects.tombstone(key) : undefined;
     if (obj !== undefined && this.ledger.isTerminal(key) && !obj.metadata?.deletionTimestamp) {
       this.logger.debug('failed terminally; waiting for the object to change', { object: key });
@@ -453,6 +458,38 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         return;
       case 'error':
         // The runner logged it, posted the Warning Event and wrote the error condition.
+        this.retry(queue, key, outcome.error, outcome.terminal);
+        return;
+      case 'aborted':
+        return;
+    }
+  }
+
+  /**
+   * The delete path of an object whose name was re-created before its delete pass ran (tombstone keyed by
+   * uid), then the new object's pass (enqueued again).
+   */
+  private async cleanUpReplaced(
+    queue: WorkQueue,
+    key: string,
+    tombstone: Obj,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const outcome = await this.runner.reconcile(key, undefined, tombstone, this.ledger.attempt(key), signal);
+    switch (outcome.result) {
+      case 'success':
+        if (outcome.tombstoneDone === true) this.objects.tombstoneDone(key, tombstone);
+        this.ledger.reset(key);
+        queue.forget(key);
+        queue.add(key);
+        return;
+      case 'requeue_after':
+        queue.addAfter(key, outcome.delayMs);
+        return;
+      case 'requeue':
+        queue.addRateLimited(key);
+        return;
+      case 'error':
         this.retry(queue, key, outcome.error, outcome.terminal);
         return;
       case 'aborted':

@@ -32,9 +32,16 @@ export class DropInObjects<Obj extends KubernetesObject> {
     if (last !== undefined) this.tombstones.set(key, last);
   }
 
-  /** The watch saw the object again: no tombstone, nothing remembered (the cache has it). */
-  seen(key: string): void {
-    this.tombstones.delete(key);
+  /**
+   * The watch saw the object (the cache has it): nothing remembered; the tombstone goes only when it is
+   * this very object again (same uid). A new object under the old name leaves the old one's tombstone:
+   * its delete path still runs (finalizers off, the name re-created before the delete pass ran).
+   */
+  seen(key: string, uid: string | undefined): void {
+    const tombstone = this.tombstones.get(key);
+    if (tombstone !== undefined && (uid === undefined || tombstone.metadata?.uid === uid)) {
+      this.tombstones.delete(key);
+    }
     this.remembered.delete(key);
   }
 
