@@ -16,7 +16,13 @@ import { InformerCache } from '../watch/informer-cache.js';
 import type { Store } from '../watch/store.js';
 import { cacheKey, clientKey, eventRecorderKey } from './context-keys.js';
 import { stepGateKey } from '../context/step-gate.js';
-import { DEFAULT_REMOVED_FINALIZER_MEMORY_MS, DEFAULT_RESYNC_JITTER } from './defaults.js';
+import { retryAfterMs } from '../kube/api-error.js';
+import {
+  DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
+  DEFAULT_RESYNC_JITTER,
+  DEFAULT_STUCK_DELETION_MS,
+  DEFAULT_STUCK_PASS_MS,
+} from './defaults.js';
 import { DropInObjects } from './drop-in-objects.js';
 import { ensureCrd } from './ensure-crd.js';
 import { ErrorConditionWriter } from './error-condition.js';
@@ -79,6 +85,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private controllerMetrics!: ControllerMetrics;
   private runner!: PassRunner<Obj>;
   private readonly memory: RemovedFinalizerMemory;
+  /** Keys waiting out a server's Retry-After, until when (Date.now()). */
+  private readonly throttledUntil = new Map<string, number>();
   private readonly events: EventRecorder | undefined;
   private readonly errorConditions: ErrorConditionWriter | undefined;
   private readonly objects = new DropInObjects<Obj>();
@@ -315,6 +323,9 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
           'cache-synced': () => (this.isSynced ? undefined : 'caches not synced yet'),
           'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
           'watches-healthy': () => this.sources?.problem(),
+          'workers-stuck': () =>
+            this.pool.allStuck(c.reconcileTimeoutMs > 0 ? c.reconcileTimeoutMs : DEFAULT_STUCK_PASS_MS),
+          'stuck-deletions': () => this.stuckDeletions(),
         },
       });
       const url = await this.health.start(signal);
@@ -388,11 +399,16 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
           // write (our own error condition among them) is not a reason to run it again early.
           if (!freshChange(old, obj)) {
             if (filtering || this.ledger.isTerminal(key)) return;
-          } else this.ledger.reset(key);
+            if ((this.throttledUntil.get(key) ?? 0) > Date.now()) return;
+          } else {
+            this.ledger.reset(key);
+            this.throttledUntil.delete(key);
+          }
         }
         this.pool.add(key);
       },
       deleted: (key, obj) => {
+        this.throttledUntil.delete(key);
         this.objects.gone(key, this.config.finalizer === false ? obj : undefined);
         this.ledger.reset(key);
         this.ownPatches.delete(key);
@@ -430,6 +446,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       case 'success':
         queue.forget(key);
         this.ledger.reset(key);
+        this.throttledUntil.delete(key);
         if (outcome.added === undefined) this.errorConditions?.succeeded(key, signal);
         if (outcome.tombstoneDone === true) {
           if (tombstone !== undefined) this.objects.tombstoneDone(key, tombstone);
@@ -505,6 +522,15 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       return;
     }
     const policy = this.config.retryPolicy;
+    const hinted = retryAfterMs(error);
+    if (policy === undefined && hinted !== undefined) {
+      // The server said when to come back (429/503 Retry-After): not sooner than that, not even for
+      // a status write of ours (only a real change of the object runs it earlier).
+      this.throttledUntil.set(key, Date.now() + hinted);
+      queue.addAfter(key, hinted);
+      return;
+    }
+    this.throttledUntil.delete(key);
     if (policy === undefined) {
       queue.addRateLimited(key);
       return;
@@ -523,6 +549,24 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       queue.forget(key);
       this.logger.warn('retry policy gave up; waiting for the object to change', { object: key, attempt });
     }
+  }
+
+  /** Keys Terminating with our finalizer for longer than DEFAULT_STUCK_DELETION_MS (readiness). */
+  private stuckDeletions(): string | undefined {
+    const finalizer = this.config.finalizer;
+    const store = this.sources?.primary;
+    if (finalizer === false || store === undefined) return undefined;
+    const now = Date.now();
+    const stuck: string[] = [];
+    for (const key of store.keys()) {
+      const obj = store.get(key);
+      const since = obj?.metadata?.deletionTimestamp;
+      if (since === undefined || !hasFinalizer(obj, finalizer)) continue;
+      const ms = now - new Date(since).getTime();
+      if (ms > DEFAULT_STUCK_DELETION_MS) stuck.push(`${key} (${Math.round(ms / 1000)} s)`);
+    }
+    if (stuck.length === 0) return undefined;
+    return `${stuck.length} object(s) Terminating with our finalizer for over ${DEFAULT_STUCK_DELETION_MS / 1000} s: ${stuck.slice(0, 5).join(', ')}`;
   }
 
   /** The newer of the cached object and our own finalizer patch of it (S11). */

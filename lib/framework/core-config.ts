@@ -106,7 +106,7 @@ export interface CoreConfig {
   leaderElection?: LeaderElectionOptions | false;
   /** `/healthz`, `/readyz`, `/metrics` server, or false. Default false (embed the framework freely). */
   healthServer?: HealthServerConfig | false;
-  /** Abort a reconcile (through its signal) after this long; counts as an error. 0 disables. Default 0. */
+  /** Abort a reconcile (through its signal) after this long; counts as an error. 0 disables. Default 5 min. */
   reconcileTimeoutMs?: number;
   /** Time `stop()` lets in-flight reconciles finish before aborting them. Default 30 s. */
   gracefulShutdownMs?: number;

@@ -75,8 +75,24 @@ export const DEFAULT_REMOVED_FINALIZER_MEMORY_MS = 3 * DEFAULT_RESYNC_PERIOD_MS;
  */
 export const DEFAULT_MIN_RECONCILE_INTERVAL_MS = 100;
 
-/** Per-reconcile timeout; 0 means none (controller-runtime's default: off). */
-export const DEFAULT_RECONCILE_TIMEOUT_MS = 0;
+/**
+ * Per-reconcile timeout: 5 min, what controller-runtime users commonly set (its own default is off). A
+ * reconcile that hangs past it is aborted through its signal and counted as an error, so one stuck object
+ * cannot hold a worker (with the default single worker: every object) forever. 0 disables.
+ */
+export const DEFAULT_RECONCILE_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Readiness says `workers-stuck` once every worker has been on one pass longer than the reconcile timeout,
+ * or than this when the timeout is off: a controller that makes no progress is not ready.
+ */
+export const DEFAULT_STUCK_PASS_MS = 5 * 60_000;
+
+/**
+ * Readiness says `stuck-deletions` for an object Terminating with our finalizer for longer than this (a
+ * cleanup that keeps failing, or a finalizer removal that never lands).
+ */
+export const DEFAULT_STUCK_DELETION_MS = 10 * 60_000;
 
 /** Health server bind host: loopback, so nothing is exposed unless asked. */
 export const DEFAULT_HEALTH_HOST = '127.0.0.1';

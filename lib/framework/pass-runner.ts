@@ -161,7 +161,9 @@ export class PassRunner<Obj extends KubernetesObject> {
         // before our removal or the removal was lost (a server that forgot the write): removing it
         // again (re-read first, so a no-op when it is gone) is the only way it does not stay stuck.
         if (finalizer !== false && !gone && hasFinalizer(obj, finalizer) && this.o.finalizers !== undefined) {
-          logger.debug('deletion handled, but our finalizer is still there; removing it again', { finalizer });
+          logger.debug('deletion handled, but our finalizer is still there; removing it again', {
+            finalizer,
+          });
           yield this.o.finalizers.remove(obj, signal);
         } else {
           logger.debug('deletion already handled for this object');

@@ -35,6 +35,8 @@ export class WorkerPool {
   private workers: Promise<void>[] = [];
   private abort: AbortController | undefined;
   private closed = false;
+  /** What each busy worker runs, and since when (performance.now()). */
+  private readonly busy = new Map<number, { key: string; since: number }>();
 
   constructor(options: WorkerPoolOptions) {
     this.o = options;
@@ -63,7 +65,7 @@ export class WorkerPool {
     setMaxListeners(0, signal);
     for (const key of keys) this.queue.add(key);
     const queue = this.queue;
-    for (let i = 0; i < this.o.workers; i++) this.workers.push(this.worker(queue, signal));
+    for (let i = 0; i < this.o.workers; i++) this.workers.push(this.worker(queue, signal, i));
   }
 
   /** Aborts in-flight reconciles at once and replaces the queue, so the next run starts clean. */
@@ -101,17 +103,32 @@ export class WorkerPool {
     return graceOver;
   }
 
-  private async worker(queue: WorkQueue, signal: AbortSignal): Promise<void> {
+  /**
+   * When every worker has been on one pass for longer than `boundMs`: a message naming the keys (for
+   * readiness). Undefined while at least one worker is free or making progress.
+   */
+  allStuck(boundMs: number): string | undefined {
+    if (this.busy.size < this.o.workers || this.o.workers === 0) return undefined;
+    const now = performance.now();
+    const stuck = [...this.busy.values()].filter((b) => now - b.since > boundMs);
+    if (stuck.length < this.o.workers) return undefined;
+    const keys = stuck.map((b) => `${b.key} (${Math.round((now - b.since) / 1000)} s)`).join(', ');
+    return `all ${this.o.workers} workers stuck on one reconcile each for over ${Math.round(boundMs / 1000)} s: ${keys}`;
+  }
+
+  private async worker(queue: WorkQueue, signal: AbortSignal, index: number): Promise<void> {
     for (;;) {
       const key = queue.tryGet() ?? (await queue.get());
       if (key === undefined) return;
       this.o.metrics.workerStarted();
+      this.busy.set(index, { key, since: performance.now() });
       try {
         await this.o.process(queue, key, signal);
       } catch (err) {
         this.o.logger.error('unexpected engine error', { err, object: key });
         queue.addRateLimited(key);
       } finally {
+        this.busy.delete(index);
         this.o.metrics.workerFinished();
         queue.done(key);
       }

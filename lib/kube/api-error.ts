@@ -51,6 +51,20 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The server's `Retry-After` (ms) carried by `e` or an error on its cause chain (429, or a 5xx that set
+ * it); undefined when none did. A retry sooner than this only meets the same answer.
+ */
+export function retryAfterMs(e: unknown): number | undefined {
+  let current: unknown = e;
+  for (let depth = 0; depth < 8 && current !== null && typeof current === 'object'; depth++) {
+    const seconds = (current as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return seconds * 1000;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /** True for an {@link ApiError}. */
 export function isApiError(e: unknown): e is ApiError {
   return e instanceof ApiError;
