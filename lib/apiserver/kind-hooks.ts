@@ -4,7 +4,8 @@ import { crdStatus, crdToType, defaultCrdSpec } from './crd-types.js';
 import { metadataOf, objectAt, stringAt, stringsAt, type JsonObject } from './json.js';
 import { typeKey, type ResourceType } from './resource-type.js';
 import { normalizeTimeFields } from './time-fields.js';
-import { invalid } from './status.js';
+import { badRequest, invalid } from './status.js';
+import { checkBuiltIn } from './builtin/built-in-rules.js';
 
 export function isCrdType(type: ResourceType): boolean {
   return type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions';
@@ -41,6 +42,11 @@ export function prepareKind(
     obj.spec = spec;
     if (previous === undefined) obj.status = { phase: 'Active' };
     return;
+  }
+  if (type.builtin) {
+    const check = checkBuiltIn(type.group, type.kind, obj, previous);
+    if (check.decodeError !== undefined) throw badRequest(check.decodeError);
+    if (check.causes.length > 0) throw invalid(type, stringAt(metadataOf(obj), 'name') ?? '', check.causes);
   }
   if (isCrdType(type)) {
     defaultCrdSpec(obj);

@@ -283,6 +283,17 @@ describe('bad input: bounded time, 422, never a hang', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('answers a near-3 MiB object against rules within the bound', async () => {
+    const tags = [
+      'base',
+      ...Array.from({ length: 12_000 }, (_, i) => `t${'x'.repeat(240)}${i}`.replace(/\d/g, 'y')),
+    ];
+    const started = Date.now();
+    const r = await api('POST', PATH, ruledObject(uniqueName('huge'), { ...good, tags }));
+    expect([201, 422]).toContain(r.status);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 20_000);
+
   it('accepts and enforces a CRD with 1,000 rules in bounded time', async () => {
     const properties: Record<string, unknown> = {};
     for (let i = 0; i < 1000; i++) {

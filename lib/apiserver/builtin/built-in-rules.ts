@@ -1,0 +1,265 @@
+import type { FieldCause } from '../field-cause.js';
+import { isJsonObject, objectAt, type JsonObject } from '../json.js';
+import { jsonEqual } from '../patch/json-value.js';
+import { fieldError } from '../validation/field-errors.js';
+import { DNS1123_SUBDOMAIN_MAX_LENGTH } from '../validation/name-rules.js';
+
+/**
+ * Defaults and validation of the built-in kinds operators trip over, as kube-apiserver v1.34 applies them:
+ * defaults from k8s.io/kubernetes/pkg/apis/{core,apps}/v1/defaults.go and the registry strategies
+ * (pkg/registry/core/{pod,service,secret}/strategy.go), validation texts from
+ * pkg/apis/core/validation/validation.go and pkg/apis/apps/validation/validation.go. Mutates `obj`;
+ * returns the field causes of a 422 and, separately, a decode error (a 400, e.g. bad base64).
+ */
+export interface BuiltInCheck {
+  causes: FieldCause[];
+  /** A body kube could not decode: answered 400 BadRequest with this message. */
+  decodeError?: string;
+}
+
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const CONFIG_KEY_MESSAGE =
+  "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+const IMMUTABLE_SET = 'field is immutable when `immutable` is set';
+/** Largest ConfigMap/Secret payload (core.MaxSecretSize). */
+const MAX_DATA_BYTES = 1024 * 1024;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function checkConfigKey(key: string): string[] {
+  const problems: string[] = [];
+  if (key.length > DNS1123_SUBDOMAIN_MAX_LENGTH) {
+    problems.push(`must be no more than ${DNS1123_SUBDOMAIN_MAX_LENGTH} characters`);
+  }
+  if (!CONFIG_KEY.test(key)) problems.push(CONFIG_KEY_MESSAGE);
+  if (key === '.') problems.push("must not be '.'");
+  else if (key === '..') problems.push("must not be '..'");
+  else if (key.startsWith('..')) problems.push("must not start with '..'");
+  return problems;
+}
+
+function checkKeys(obj: JsonObject, fields: string[], causes: FieldCause[]): number {
+  let size = 0;
+  for (const field of fields) {
+    const map = objectAt(obj, field);
+    if (!map) continue;
+    for (const [key, value] of Object.entries(map)) {
+      for (const p of checkConfigKey(key)) causes.push(fieldError.invalid(`${field}[${key}]`, key, p));
+      if (typeof value === 'string') size += value.length;
+    }
+  }
+  return size;
+}
+
+function immutableSet(
+  obj: JsonObject,
+  old: JsonObject | undefined,
+  fields: string[],
+  causes: FieldCause[],
+): void {
+  if (old?.immutable !== true) return;
+  if (obj.immutable !== true) causes.push(fieldError.forbidden('immutable', IMMUTABLE_SET));
+  for (const field of fields) {
+    if (!jsonEqual(obj[field] ?? null, old[field] ?? null))
+      causes.push(fieldError.forbidden(field, IMMUTABLE_SET));
+  }
+}
+
+function configMap(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
+  const causes: FieldCause[] = [];
+  immutableSet(obj, old, ['data', 'binaryData'], causes);
+  const size = checkKeys(obj, ['data', 'binaryData'], causes);
+  const data = objectAt(obj, 'data') ?? {};
+  const binary = objectAt(obj, 'binaryData') ?? {};
+  for (const key of Object.keys(data)) {
+    if (Object.hasOwn(binary, key)) {
+      causes.push(fieldError.invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
+    }
+  }
+  if (size > MAX_DATA_BYTES) causes.push(fieldError.tooLong('', MAX_DATA_BYTES));
+  return { causes };
+}
+
+function secret(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
+  const data = objectAt(obj, 'data') ?? {};
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value !== 'string' || !BASE64.test(value) || value.length % 4 !== 0) {
+      const at = typeof value === 'string' ? Math.max(0, value.search(/[^A-Za-z0-9+/=]/)) : 0;
+      return {
+        causes: [],
+        decodeError: `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${at}`,
+      };
+    }
+    void key;
+  }
+  // pkg/apis/core/v1/conversion.go: stringData is written over data, base64-encoded, and dropped.
+  const stringData = objectAt(obj, 'stringData');
+  if (stringData) {
+    for (const [key, value] of Object.entries(stringData)) {
+      if (typeof value === 'string') data[key] = Buffer.from(value, 'utf8').toString('base64');
+    }
+    delete obj.stringData;
+  }
+  if (Object.keys(data).length > 0 || obj.data !== undefined) obj.data = data;
+  if (typeof obj.type !== 'string' || obj.type === '') obj.type = 'Opaque';
+  const causes: FieldCause[] = [];
+  if (old !== undefined && obj.type !== old.type)
+    causes.push(fieldError.invalid('type', obj.type, 'field is immutable'));
+  immutableSet(obj, old, ['data'], causes);
+  let size = checkKeys(obj, ['data'], causes);
+  size = Math.floor((size * 3) / 4);
+  if (size > MAX_DATA_BYTES) causes.push(fieldError.tooLong('data', MAX_DATA_BYTES));
+  const required = (key: string): void => {
+    if (!Object.hasOwn(data, key)) causes.push(fieldError.required(`data[${key}]`));
+  };
+  if (obj.type === 'kubernetes.io/tls') {
+    required('tls.crt');
+    required('tls.key');
+  } else if (obj.type === 'kubernetes.io/dockerconfigjson') required('.dockerconfigjson');
+  else if (obj.type === 'kubernetes.io/ssh-auth') required('ssh-privatekey');
+  return { causes };
+}
+
+function defaultContainer(c: JsonObject): void {
+  c.terminationMessagePath ??= '/dev/termination-log';
+  c.terminationMessagePolicy ??= 'File';
+  if (c.imagePullPolicy === undefined && typeof c.image === 'string') {
+    const tag = /:([^/:@]+)$/.exec(c.image.split('@')[0] ?? '')?.[1];
+    c.imagePullPolicy =
+      c.image.includes('@') || (tag !== undefined && tag !== 'latest') ? 'IfNotPresent' : 'Always';
+  }
+  c.resources ??= {};
+  if (Array.isArray(c.ports)) for (const p of c.ports) if (isJsonObject(p)) p.protocol ??= 'TCP';
+}
+
+/** SetDefaults_PodSpec and its containers (pkg/apis/core/v1/defaults.go), plus the ServiceAccount admission default. */
+export function defaultPodSpec(spec: JsonObject): void {
+  spec.restartPolicy ??= 'Always';
+  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.schedulerName ??= 'default-scheduler';
+  spec.securityContext ??= {};
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.enableServiceLinks ??= true;
+  for (const list of ['initContainers', 'containers']) {
+    const containers = spec[list];
+    if (Array.isArray(containers)) for (const c of containers) if (isJsonObject(c)) defaultContainer(c);
+  }
+}
+
+function checkPodSpec(spec: JsonObject | undefined, path: string, causes: FieldCause[]): void {
+  const containers = spec?.containers;
+  if (!Array.isArray(containers) || containers.length === 0) {
+    causes.push(fieldError.required(`${path}.containers`));
+    return;
+  }
+  containers.forEach((c, i) => {
+    const at = `${path}.containers[${i}]`;
+    if (!isJsonObject(c)) return;
+    if (typeof c.name !== 'string' || c.name === '') causes.push(fieldError.required(`${at}.name`));
+    if (typeof c.image !== 'string' || c.image.trim() === '') causes.push(fieldError.required(`${at}.image`));
+  });
+}
+
+function pod(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
+  const spec = objectAt(obj, 'spec') ?? {};
+  obj.spec = spec;
+  defaultPodSpec(spec);
+  spec.serviceAccountName ??= 'default';
+  spec.serviceAccount ??= spec.serviceAccountName;
+  spec.priority ??= 0;
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  if (old === undefined) {
+    // pkg/registry/core/pod/strategy.go PrepareForCreate: a new Pod is Pending.
+    obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
+  }
+  const causes: FieldCause[] = [];
+  checkPodSpec(spec, 'spec', causes);
+  return { causes };
+}
+
+let nextClusterIp = 1;
+function allocateClusterIp(): string {
+  const n = nextClusterIp++;
+  return `10.96.${Math.floor(n / 254) % 256}.${(n % 254) + 1}`;
+}
+
+function service(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
+  const spec = objectAt(obj, 'spec') ?? {};
+  obj.spec = spec;
+  const oldSpec = objectAt(old, 'spec');
+  spec.type ??= 'ClusterIP';
+  spec.sessionAffinity ??= 'None';
+  const causes: FieldCause[] = [];
+  const ports = Array.isArray(spec.ports) ? spec.ports : [];
+  for (const p of ports) {
+    if (!isJsonObject(p)) continue;
+    p.protocol ??= 'TCP';
+    p.targetPort ??= p.port;
+  }
+  if (spec.type !== 'ExternalName') {
+    // pkg/registry/core/service/strategy.go patchAllocatedValues: an update keeps the allocated IP.
+    spec.clusterIP ??= oldSpec?.clusterIP ?? allocateClusterIp();
+    spec.clusterIPs ??= oldSpec?.clusterIPs ?? [spec.clusterIP];
+    spec.ipFamilies ??= oldSpec?.ipFamilies ?? (spec.clusterIP === 'None' ? ['IPv4'] : ['IPv4']);
+    spec.ipFamilyPolicy ??= 'SingleStack';
+    spec.internalTrafficPolicy ??= 'Cluster';
+    if (spec.clusterIP !== 'None' && ports.length === 0) causes.push(fieldError.required('spec.ports'));
+    if (oldSpec?.clusterIP !== undefined && spec.clusterIP !== oldSpec.clusterIP) {
+      causes.push(fieldError.invalid('spec.clusterIPs[0]', spec.clusterIP, 'may not change once set'));
+    }
+  }
+  return { causes };
+}
+
+function deployment(obj: JsonObject): BuiltInCheck {
+  const spec = objectAt(obj, 'spec') ?? {};
+  obj.spec = spec;
+  spec.replicas ??= 1;
+  spec.revisionHistoryLimit ??= 10;
+  spec.progressDeadlineSeconds ??= 600;
+  const strategy = objectAt(spec, 'strategy') ?? {};
+  strategy.type ??= 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const rolling = objectAt(strategy, 'rollingUpdate') ?? {};
+    rolling.maxUnavailable ??= '25%';
+    rolling.maxSurge ??= '25%';
+    strategy.rollingUpdate = rolling;
+  }
+  spec.strategy = strategy;
+  const template = objectAt(spec, 'template') ?? {};
+  const templateSpec = objectAt(template, 'spec');
+  if (templateSpec) defaultPodSpec(templateSpec);
+  const causes: FieldCause[] = [];
+  const selector = objectAt(spec, 'selector');
+  if (!selector) causes.push(fieldError.required('spec.selector'));
+  const labels = objectAt(objectAt(template, 'metadata'), 'labels') ?? {};
+  const wanted = objectAt(selector, 'matchLabels') ?? {};
+  if (selector && !Object.entries(wanted).every(([k, v]) => labels[k] === v)) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${goMap(labels)}: \`selector\` does not match template \`labels\``,
+      field: 'spec.template.metadata.labels',
+    });
+  }
+  checkPodSpec(templateSpec, 'spec.template.spec', causes);
+  return { causes };
+}
+
+/** Go's %#v of a map[string]string (sorted keys), as kube prints it in this message. */
+function goMap(map: JsonObject): string {
+  const entries = Object.keys(map)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(map[k])}`);
+  return `map[string]string{${entries.join(', ')}}`;
+}
+
+/** Applies the rules of `group/kind` (no-op for kinds without any). */
+export function checkBuiltIn(group: string, kind: string, obj: JsonObject, old?: JsonObject): BuiltInCheck {
+  if (group === '') {
+    if (kind === 'ConfigMap') return configMap(obj, old);
+    if (kind === 'Secret') return secret(obj, old);
+    if (kind === 'Pod') return pod(obj, old);
+    if (kind === 'Service') return service(obj, old);
+  }
+  if (group === 'apps' && kind === 'Deployment') return deployment(obj);
+  return { causes: [] };
+}
