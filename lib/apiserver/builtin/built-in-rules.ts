@@ -81,7 +81,7 @@ function configMap(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
 
 function secret(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
   const data = objectAt(obj, 'data') ?? {};
-  for (const [key, value] of Object.entries(data)) {
+  for (const value of Object.values(data)) {
     if (typeof value !== 'string' || !BASE64.test(value) || value.length % 4 !== 0) {
       const at = typeof value === 'string' ? Math.max(0, value.search(/[^A-Za-z0-9+/=]/)) : 0;
       return {
@@ -89,7 +89,6 @@ function secret(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
         decodeError: `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${at}`,
       };
     }
-    void key;
   }
   // pkg/apis/core/v1/conversion.go: stringData is written over data, base64-encoded, and dropped.
   const stringData = objectAt(obj, 'stringData');
