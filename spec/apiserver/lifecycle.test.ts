@@ -67,7 +67,7 @@ describe.skipIf(E2E)('deletion', () => {
     });
     await api(url, 'POST', '/api/v1/namespaces/default/pods', {
       metadata: { name: 'p' },
-      spec: { containers: [] },
+      spec: { containers: [{ name: 'app', image: 'busybox' }] },
     });
     const pod = await api(url, 'DELETE', '/api/v1/namespaces/default/pods/p');
     expect(pod.body.kind).toBe('Pod');
