@@ -33,6 +33,7 @@ export {
   DEFAULT_LOCKED_REQUEUE_MS,
   AlreadyOwnedError,
   isAlreadyOwned,
+  retrySoonDelay,
 } from './errors/index.js';
 export { ReconcileContext, type ReconcileContextOptions } from './context/reconcile-context.js';
 export { defineContextKey, type ContextKey } from './context/context-key.js';
@@ -352,6 +353,18 @@ export {
   LOCK_EXPIRED_REASON,
 } from './bound/defaults.js';
 export { instanceLabelValue } from './bound/instance-label.js';
+export type {
+  StepResult,
+  K8sDiff,
+  Diff,
+  Data,
+  K8sPhaseReconciler,
+  K8sReconcilerHooks,
+  RemoteResourceHooks,
+} from './phases/phase-types.js';
+export { StdK8sReconciler, type StdK8sReconcilerOptions } from './phases/std-k8s-reconciler.js';
+export { StdReconciler, type StdReconcilerOptions } from './phases/std-reconciler.js';
+export { PhaseError, isPhaseError } from './phases/phase-error.js';
 // end issue 16
 
 // --- declarative operators (issue 17) ---

@@ -13,7 +13,7 @@ import {
 import type { ObjectRef, ResourceRef } from '../kube/resource-ref.js';
 import type { RecordedEvent } from '../observability/event-recorder.js';
 import { defaultBackOffFactory } from '../util/backoff.js';
-import { clientKey } from '../framework/context-keys.js';
+import { clientKey, eventRecorderKey } from '../framework/context-keys.js';
 import {
   validateConditionType,
   isValidConditionReason,
@@ -485,6 +485,6 @@ function validateFinalizer(name: unknown): asserts name is string {
   }
 }
 
-function defaultSink(_ctx: ReconcileContext): EventSink | undefined {
-  return undefined;
+function defaultSink(ctx: ReconcileContext): EventSink | undefined {
+  return ctx.get(eventRecorderKey);
 }

@@ -10,3 +10,4 @@ export {
   DEFAULT_LOCKED_REQUEUE_MS,
 } from './condition-locked-error.js';
 export { AlreadyOwnedError, isAlreadyOwned } from './already-owned-error.js';
+export { retrySoonDelay } from './retry-soon.js';

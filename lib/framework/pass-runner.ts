@@ -12,6 +12,7 @@ import { pauseAnnotation } from './pause.js';
 import { errorMessage } from './reconcile-error.js';
 import type { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
 import { isTerminalError } from './terminal-error.js';
+import { retrySoonDelay } from '../errors/retry-soon.js';
 
 /** What the engine does with a key after one pass. */
 export type ReconcileOutcome =
@@ -117,7 +118,17 @@ export class PassRunner<Obj extends KubernetesObject> {
       const timedOut = ps.timedOut;
       if (timedOut !== undefined) outcome = { result: 'error', error: timedOut, terminal: false };
       else if (signal.aborted) outcome = { result: 'aborted' };
-      else outcome = { result: 'error', error: err, terminal: isTerminalError(err) };
+      else {
+        // A stale object or a held guard lock: not a failure, run again soon (seed 004's 409 → 1 s).
+        const soon = retrySoonDelay(err);
+        if (soon !== undefined) {
+          logger.debug('object stale or condition locked; retrying soon', {
+            delayMs: soon,
+            reason: errorMessage(err),
+          });
+          outcome = { result: 'requeue_after', delayMs: soon };
+        } else outcome = { result: 'error', error: err, terminal: isTerminalError(err) };
+      }
     } finally {
       ps.dispose();
     }
