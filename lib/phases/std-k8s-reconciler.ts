@@ -131,7 +131,7 @@ export class StdK8sReconciler<Obj extends KubernetesObject = KubernetesObject> i
     phase: K8sPhaseReconciler<Obj>,
     data: Data,
   ): Promise<ReconcileResult | undefined> {
-    const at = (step: string): string => `phase ${phase.name}: ${step}`;
+    const at = (step: string): string => step; // PhaseError adds the phase's name
     try {
       let r = checkStep(await phase.configure?.(ctx, req, obj), at('configure'));
       if (stops(r)) return r;
