@@ -69,8 +69,10 @@ function joined(list: unknown, field: string): string | undefined {
 export class InformerController {
   /** The engine's resolved options. */
   readonly config: ResolvedCoreConfig;
-  /** The engine (for `Operator` and other runners). */
-  readonly core: ControllerCore;
+  /** The engine. */
+  readonly engine: ControllerCore;
+  /** What an `Operator` drives (its shared registry, informer cache and Lease reach the engine and the informers). */
+  readonly core: Pick<ControllerCore, 'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason'>;
   private readonly kinds = new Map<string, KindEntry>();
   private readonly ledger = new RequestLedger();
   private readonly errorHandler: ErrorHandler;
@@ -80,6 +82,7 @@ export class InformerController {
   private readonly tracer: Tracer;
   private informerMetrics: InformerMetrics | undefined;
   private cache: InformerCache | undefined;
+  private sharedInformers: InformerCache | undefined;
   private running = false;
 
   constructor(options: InformerControllerOptions = {}) {
@@ -120,7 +123,7 @@ export class InformerController {
     this.retryDequeuePolicy = retryDequeuePolicy;
     this.metricsNamespace = metricsNamespace ?? '';
     this.tracer = tracer ?? trace.getTracer('reconcilekit');
-    this.core = new ControllerCore({
+    const engine = new ControllerCore({
       config: this.config,
       noun: 'informer controller',
       body: new InformerPassBody({
@@ -134,6 +137,22 @@ export class InformerController {
         logger: this.config.logger.child({ controller: this.config.name }),
       }),
     });
+    this.engine = engine;
+    this.core = {
+      joinOperator: (shared) => {
+        engine.joinOperator(shared);
+        this.sharedInformers = shared.informers;
+      },
+      startWorkers: (signal) => {
+        engine.startWorkers(signal);
+      },
+      stopWorkers: (reason) => {
+        engine.stopWorkers(reason);
+      },
+      get notReadyReason() {
+        return engine.notReadyReason;
+      },
+    };
   }
 
   /** Controller name. */
@@ -143,27 +162,27 @@ export class InformerController {
 
   /** API client (also `ctx.get(clientKey)` in handlers). */
   get client(): ObjectClient | undefined {
-    return this.core.client;
+    return this.engine.client;
   }
 
   /** The Prometheus registry with the core's and grafana's series. */
   get metrics(): Registry {
-    return this.core.metrics;
+    return this.engine.metrics;
   }
 
   /** True while started, every informer synced, and not stopping. */
   get ready(): boolean {
-    return this.running && this.core.ready;
+    return this.running && this.engine.ready;
   }
 
   /** True while this replica runs handlers (always, without leader election). */
   get leading(): boolean {
-    return this.core.leading;
+    return this.engine.leading;
   }
 
   /** Base URL of the health server once listening, else undefined. */
   get healthUrl(): string | undefined {
-    return this.core.healthUrl;
+    return this.engine.healthUrl;
   }
 
   /** Objects with pending calls (retries, requeues, events not yet handled). */
@@ -286,7 +305,7 @@ export class InformerController {
    * events), then runs the handlers. Rejects when an informer cannot sync within `cacheSyncTimeoutMs`.
    */
   async start(): Promise<void> {
-    if (this.running) return this.core.start();
+    if (this.running) return this.engine.start();
     this.metricsOf();
     this.running = true;
     const c = this.config;
@@ -302,7 +321,7 @@ export class InformerController {
         }
       }
       await Promise.all(syncs);
-      await this.core.start();
+      await this.engine.start();
     } catch (err) {
       await this.stop();
       throw err;
@@ -312,7 +331,7 @@ export class InformerController {
   /** Stops the handlers gracefully (see docs/shutdown.md), then every informer. Idempotent. */
   async stop(): Promise<void> {
     this.running = false;
-    await this.core.stop();
+    await this.engine.stop();
     const closing: Promise<void>[] = [];
     for (const entry of this.kinds.values()) {
       for (const feed of entry.feeds) {
@@ -331,7 +350,7 @@ export class InformerController {
 
   /** Stops gracefully on SIGTERM/SIGINT and exits 0. Returns a function removing the handlers. */
   handleSignals(options: HandleSignalsOptions = {}): () => void {
-    return handleSignals(this, { logger: this.core.logger, ...options }).dispose;
+    return handleSignals(this, { logger: this.engine.logger, ...options }).dispose;
   }
 
   private entry(kind: string): KindEntry {
@@ -358,7 +377,7 @@ export class InformerController {
   }
 
   private metricsOf(): InformerMetrics {
-    this.informerMetrics ??= new InformerMetrics(this.core.metrics, this.metricsNamespace);
+    this.informerMetrics ??= new InformerMetrics(this.engine.metrics, this.metricsNamespace);
     return this.informerMetrics;
   }
 
@@ -366,7 +385,7 @@ export class InformerController {
   private open(kind: string, feed: Feed): Informer {
     let informer = feed.informer;
     if (informer === undefined) {
-      const client = this.core.client;
+      const client = this.engine.client;
       if (client === undefined) {
         throw new InvalidConfigError(
           'InformerController: informers need an API connection: pass options.kubeConfig (or set KUBECONFIG)',
@@ -374,7 +393,8 @@ export class InformerController {
       }
       this.cache ??=
         this.config.informers ??
-        new InformerCache({ client, logger: this.core.logger, registry: this.config.registry });
+        this.sharedInformers ??
+        new InformerCache({ client, logger: this.engine.logger, registry: this.config.registry });
       informer = this.cache.acquire(feed.source as InformerControllerSource);
       feed.informer = informer;
     } else if (feed.source === undefined) informer.start();
@@ -422,7 +442,7 @@ export class InformerController {
             ? 'resynced'
             : 'updated';
     this.ledger.event(key, kind, handlers, action, reconcileAction, obj, old, Date.now());
-    if (action === 'DELETE') this.core.deleteFunc(key, obj);
-    else this.core.updateFunc(key, obj);
+    if (action === 'DELETE') this.engine.deleteFunc(key, obj);
+    else this.engine.updateFunc(key, obj);
   }
 }
