@@ -29,15 +29,34 @@ export const HAND_WRITTEN: SystemUnderTest = {
   workers: 1,
 };
 
+/** The same work through the reconcile-function front end (`Controller`) on the same engine. */
+export const RECONCILEKIT_CONTROLLER_8: SystemUnderTest = {
+  label: 'reconcilekit Controller, 8 workers',
+  system: 'reconcilekit-controller',
+  workers: 8,
+};
+
 /** Every system of workloads 2 and 3, reconcilekit (8 workers) first: ratios are to that row. */
 export const SYSTEMS: readonly SystemUnderTest[] = [RECONCILEKIT_8, RECONCILEKIT_1, DOT_I, HAND_WRITTEN];
 
+/** Workload 2 also compares the two front ends of the engine. */
+export const END_TO_END_SYSTEMS: readonly SystemUnderTest[] = [
+  RECONCILEKIT_8,
+  RECONCILEKIT_1,
+  RECONCILEKIT_CONTROLLER_8,
+  DOT_I,
+  HAND_WRITTEN,
+];
+
 /** The systems of workloads 2 and 3 selected by --systems (all by default). */
-export function selectedSystems(ctx: BenchContext): readonly SystemUnderTest[] {
+export function selectedSystems(
+  ctx: BenchContext,
+  systems: readonly SystemUnderTest[] = SYSTEMS,
+): readonly SystemUnderTest[] {
   const only = ctx.systems;
   return only === undefined
-    ? SYSTEMS
-    : SYSTEMS.filter((s) => only.includes(s.system) || only.includes(`${s.system}-${s.workers}`));
+    ? systems
+    : systems.filter((s) => only.includes(s.system) || only.includes(`${s.system}-${s.workers}`));
 }
 
 /** A loaded (not yet started) operator child. */

@@ -1,7 +1,7 @@
 // The shape every system under test is wrapped in, so the driver treats them alike.
 
 /** The systems the bench compares. */
-export type SystemName = 'reconcilekit' | 'dot-i' | 'hand-written';
+export type SystemName = 'reconcilekit' | 'reconcilekit-controller' | 'dot-i' | 'hand-written';
 
 /** Options every bench operator gets. */
 export interface BenchOperatorOptions {

@@ -9,6 +9,8 @@ async function load(system: SystemName, options: BenchOperatorOptions): Promise<
   switch (system) {
     case 'reconcilekit':
       return (await import('./reconcilekit-operator.js')).reconcilekitOperator(options);
+    case 'reconcilekit-controller':
+      return (await import('./reconcilekit-controller-operator.js')).reconcilekitControllerOperator(options);
     case 'dot-i':
       return (await import('./dot-i-operator.js')).dotIOperator(options);
     case 'hand-written':

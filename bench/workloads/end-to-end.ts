@@ -10,6 +10,7 @@ import {
 import { ConvergenceTracker } from '../lib/convergence-tracker.js';
 import {
   DOT_I,
+  END_TO_END_SYSTEMS,
   HAND_WRITTEN,
   RECONCILEKIT_1,
   RECONCILEKIT_8,
@@ -88,14 +89,14 @@ async function measure(
   latencyMs: number,
 ): Promise<Map<SystemUnderTest, SystemSamples>> {
   const samples = new Map<SystemUnderTest, SystemSamples>(
-    selectedSystems(ctx).map((s) => [
+    selectedSystems(ctx, END_TO_END_SYSTEMS).map((s) => [
       s,
       { seconds: [], calls: [], errors: [], operatorCpu: [], serverCpu: [], failures: [] },
     ]),
   );
   // Runs are interleaved (run 1 of every system, then run 2, …) so drift on a shared machine hits all alike.
   for (let run = 1; run <= ctx.sizes.runs; run++) {
-    for (const sut of selectedSystems(ctx)) {
+    for (const sut of selectedSystems(ctx, END_TO_END_SYSTEMS)) {
       const started = performance.now();
       const out = samples.get(sut)!;
       await oneRun(ctx, makeTarget, sut, out, latencyMs);
