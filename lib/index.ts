@@ -464,3 +464,11 @@ export {
   type OpinionatedWatcherOptions,
 } from './informer-controller/opinionated-watcher.js';
 export { InformerMetrics, INFORMER_DURATION_BUCKETS } from './informer-controller/informer-metrics.js';
+
+// helpers: create-or-update (issue 12)
+export {
+  createOrUpdate,
+  type CreateOrUpdateOptions,
+  type CreateOrUpdateResult,
+} from './helpers/create-or-update.js';
+// end helpers

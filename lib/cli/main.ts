@@ -1,6 +1,19 @@
 import { runApiServerCommand } from './apiserver-command.js';
+import { runDevCommand } from './dev-command.js';
+import { runInitCommand } from './init-command.js';
 
-const USAGE = 'usage: reconcilekit <command>\n\ncommands:\n  apiserver   run the embedded API server\n';
+const USAGE = `usage: reconcilekit <command> [--help]
+
+commands:
+  init <dir>        scaffold a new operator project (CRD, operator, test, Dockerfile, deploy manifests)
+  dev <entry.js>    run your operator against an embedded API server (or KUBECONFIG's cluster), CRDs installed
+  apiserver         run the embedded API server
+`;
+
+const io = {
+  stdout: (t: string) => process.stdout.write(t),
+  stderr: (t: string) => process.stderr.write(t),
+};
 
 /** Aborts when the process receives SIGINT or SIGTERM (and stops listening afterwards). */
 function signalsToAbort(): { signal: AbortSignal; dispose: () => void } {
@@ -26,14 +39,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command === 'apiserver') {
+  if (command === 'init') return runInitCommand(rest, io);
+  if (command === 'apiserver' || command === 'dev') {
     const stop = signalsToAbort();
     try {
-      return await runApiServerCommand(rest, {
-        stdout: (t) => process.stdout.write(t),
-        stderr: (t) => process.stderr.write(t),
-        stopSignal: stop.signal,
-      });
+      const run = command === 'dev' ? runDevCommand : runApiServerCommand;
+      return await run(rest, { ...io, stopSignal: stop.signal });
     } finally {
       stop.dispose();
     }

@@ -4,7 +4,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -12,6 +11,7 @@ import { isNotFound } from 'reconcilekit';
 import { readManifests, startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { examplePath } from '../../../examples/website-operator/example-path.js';
+import { checkRbac, startRecordingProxy } from '../../support/rbac-recorder.js';
 
 const MAIN = 'dist/examples/website-operator/main.js';
 const OPERATOR_NAMESPACE = 'website-operator';
@@ -27,98 +27,23 @@ const NOT_EXERCISED = new Map([
   ],
 ]);
 
-interface Rule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-}
-interface Access {
-  group: string;
-  resource: string;
-  verb: string;
-  namespace: string | undefined;
-}
-
-/** Maps a request to the RBAC attributes kube-apiserver would check; undefined for discovery. */
-function accessOf(method: string, url: string): Access | undefined {
-  const { pathname, searchParams } = new URL(url, 'http://x');
-  const parts = pathname.split('/').filter((p) => p !== '');
-  let group: string;
-  let rest: string[];
-  if (parts[0] === 'api') [group, rest] = ['', parts.slice(2)];
-  else if (parts[0] === 'apis') [group, rest] = [parts[1] ?? '', parts.slice(3)];
-  else return undefined;
-  if (rest.length === 0) return undefined; // discovery
-  let namespace: string | undefined;
-  if (rest[0] === 'namespaces' && rest.length >= 3) [namespace, rest] = [rest[1], rest.slice(2)];
-  const [resource = '', name, subresource] = rest;
-  const watch = searchParams.get('watch') === 'true' || searchParams.get('watch') === '1';
-  const verb =
-    method === 'GET'
-      ? name !== undefined
-        ? 'get'
-        : watch
-          ? 'watch'
-          : 'list'
-      : ({
-          POST: 'create',
-          PUT: 'update',
-          PATCH: 'patch',
-          DELETE: name === undefined ? 'deletecollection' : 'delete',
-        }[method] ?? method);
-  return {
-    group,
-    resource: subresource === undefined ? resource : `${resource}/${subresource}`,
-    verb,
-    namespace,
-  };
-}
-
 let env: TestEnvironment;
-let proxy: Server;
+let proxy: Awaited<ReturnType<typeof startRecordingProxy>>;
 let operator: ChildProcess | undefined;
 let workDir: string;
-const seen: Access[] = [];
 
 beforeAll(async () => {
   // Plain http: the recording proxy below reads each request in the clear.
   env = await startTestEnvironment({ crds: [examplePath('deploy', 'crd.yaml')], tls: false });
   workDir = await mkdtemp(join(tmpdir(), 'website-rbac-'));
-  const upstream = new URL(env.url);
-  proxy = createServer((req, res) => {
-    const access = accessOf(req.method ?? 'GET', req.url ?? '/');
-    if (access !== undefined) seen.push(access);
-    const forward = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        res.flushHeaders(); // watches: clients wait for the headers before the first event
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const address = proxy.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  await writeFile(
-    join(workDir, 'kubeconfig'),
-    env.kubeconfigYaml.replace(env.url, `http://127.0.0.1:${port}`),
-  );
+  proxy = await startRecordingProxy(new URL(env.url));
+  await writeFile(join(workDir, 'kubeconfig'), env.kubeconfigYaml.replace(env.url, proxy.url));
   await env.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NAMESPACE } });
 });
 
 afterAll(async () => {
   operator?.kill('SIGKILL');
-  proxy.closeAllConnections();
-  await new Promise((resolve) => proxy.close(resolve));
+  await proxy.close();
   await env.close();
   await rm(workDir, { recursive: true, force: true });
 });
@@ -164,13 +89,13 @@ it('allows every request the operator makes, and grants nothing it does not use'
   };
   await waitFor(() => ready('rbac'), { timeoutMs: 20_000, description: 'website rbac Ready' });
   await env.client.patch(site('rbac'), { spec: { replicas: 2, content: 'd' } }, 'merge');
-  await waitFor(() => seen.some((a) => a.resource === 'deployments' && a.verb === 'update'), {
+  await waitFor(() => proxy.seen.some((a) => a.resource === 'deployments' && a.verb === 'update'), {
     description: 'deployment updated',
   });
   // A failing one: its ConfigMap name (website name + "-page") is too long, so the reconcile fails and
   // the operator posts a Warning Event, then aggregates the repeats into it.
   await create('x'.repeat(250));
-  await waitFor(() => seen.some((a) => a.resource === 'events' && a.verb === 'patch'), {
+  await waitFor(() => proxy.seen.some((a) => a.resource === 'events' && a.verb === 'patch'), {
     timeoutMs: 20_000,
     description: 'a repeated Warning Event, aggregated',
   });
@@ -183,7 +108,7 @@ it('allows every request the operator makes, and grants nothing it does not use'
     name: 'rbac',
   };
   await env.client.patch(service, { spec: { selector: { app: 'elsewhere' } } }, 'merge');
-  await waitFor(() => seen.some((a) => a.resource === 'services' && a.verb === 'update'), {
+  await waitFor(() => proxy.seen.some((a) => a.resource === 'services' && a.verb === 'update'), {
     description: 'service repaired',
   });
   await env.client.delete(site('x'.repeat(250)));
@@ -206,29 +131,7 @@ it('allows every request the operator makes, and grants nothing it does not use'
   expect(await exited).toBe(0);
 
   const rbac = await readManifests(examplePath('deploy', 'rbac.yaml'));
-  const rulesOf = (kind: string) =>
-    rbac.filter((o) => o.kind === kind).flatMap((o) => (o as KubernetesObject & { rules: Rule[] }).rules);
-  const roleNamespace = rbac.find((o) => o.kind === 'Role')?.metadata?.namespace;
-  const grants = (rule: Rule, a: Access) =>
-    rule.apiGroups.includes(a.group) && rule.resources.includes(a.resource) && rule.verbs.includes(a.verb);
-  const allowed = (a: Access) =>
-    rulesOf('ClusterRole').some((r) => grants(r, a)) ||
-    (a.namespace === roleNamespace && rulesOf('Role').some((r) => grants(r, a)));
-  const key = (group: string, resource: string, verb: string) =>
-    `${group === '' ? 'core' : group}/${resource}:${verb}`;
-
-  const denied = [
-    ...new Set(
-      seen
-        .filter((a) => !allowed(a))
-        .map((a) => `${key(a.group, a.resource, a.verb)} in ${a.namespace ?? 'cluster'}`),
-    ),
-  ];
+  const { denied, unused } = checkRbac(rbac, proxy.seen, NOT_EXERCISED);
   expect(denied).toEqual([]);
-  const used = new Set(seen.map((a) => key(a.group, a.resource, a.verb)));
-  const granted = [...rulesOf('ClusterRole'), ...rulesOf('Role')].flatMap((r) =>
-    r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => key(g, res, v)))),
-  );
-  const unused = [...new Set(granted.filter((g) => !used.has(g) && !NOT_EXERCISED.has(g)))];
   expect(unused).toEqual([]);
 }, 60_000);

@@ -1,0 +1,171 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { startApiServer, type ApiServer } from '../apiserver/index.js';
+import { loadKubeConfig } from '../kube/kube-config.js';
+import { ObjectClient } from '../kube/object-client.js';
+import { installCrds } from '../testing/install-crds.js';
+import { readManifests } from '../testing/manifests.js';
+import type { CommandIo } from './apiserver-command.js';
+import { isUsageError, UsageError } from './usage-error.js';
+
+/** Where `reconcilekit dev` writes the embedded server's kubeconfig, relative to the working directory. */
+export const DEV_KUBECONFIG_PATH = '.reconcilekit/kubeconfig';
+
+const USAGE = `usage: reconcilekit dev <entry.js> [--crds FILE]... [--cluster | --embedded] [--port P] [-- ARGS...]
+
+Runs your operator's entry point (compiled JavaScript) the way it runs in production, for a local loop:
+  - with KUBECONFIG set (or --cluster): against that cluster;
+  - otherwise (or --embedded): against an embedded API server on 127.0.0.1, whose kubeconfig is written to
+    ${DEV_KUBECONFIG_PATH}.
+The CRDs of --crds (default deploy/crd.yaml when it exists) are installed first; then it prints the
+kubectl command to try the operator. Ctrl-C stops the operator gracefully (SIGTERM), then the server.
+  --crds FILE   a YAML file of CustomResourceDefinitions (repeatable)
+  --cluster     use KUBECONFIG / ~/.kube/config even when KUBECONFIG is unset
+  --embedded    use an embedded API server even when KUBECONFIG is set
+  --port P      port of the embedded server (default 0: any free port)
+  -- ARGS       passed to the entry point
+`;
+
+interface DevOptions {
+  entry: string;
+  crds: string[];
+  mode: 'cluster' | 'embedded';
+  port: number;
+  args: string[];
+}
+
+/** Parses the arguments of `reconcilekit dev`; a bad one is a {@link UsageError}. */
+export function parseDevArgs(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): DevOptions | 'help' {
+  let entry: string | undefined;
+  const crds: string[] = [];
+  let mode: DevOptions['mode'] = env.KUBECONFIG ? 'cluster' : 'embedded';
+  let port = 0;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--') break;
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--cluster' || arg === '--embedded') {
+      mode = arg === '--cluster' ? 'cluster' : 'embedded';
+      continue;
+    }
+    if (!arg.startsWith('--')) {
+      if (entry !== undefined) throw new UsageError(`one entry point only, got "${entry}" and "${arg}"`);
+      entry = arg;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined || value === '') throw new UsageError(`${flag} needs a value`);
+    if (flag === '--crds') crds.push(resolve(cwd, value));
+    else if (flag === '--port') {
+      port = Number(value);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new UsageError(`--port must be 0..65535, got "${value}"`);
+    } else throw new UsageError(`unknown flag "${flag}"`);
+  }
+  if (entry === undefined) throw new UsageError('which entry point? e.g. reconcilekit dev dist/src/main.js');
+  const absolute = resolve(cwd, entry);
+  if (!existsSync(absolute)) {
+    throw new UsageError(
+      `entry point ${entry} does not exist: build first (npm run build), or check the path`,
+    );
+  }
+  if (crds.length === 0 && existsSync(join(cwd, 'deploy/crd.yaml'))) crds.push(join(cwd, 'deploy/crd.yaml'));
+  for (const crd of crds) {
+    if (!existsSync(crd)) throw new UsageError(`--crds ${relative(cwd, crd)} does not exist`);
+  }
+  return { entry: absolute, crds, mode, port, args: args.slice(i + 1) };
+}
+
+/** `kubectl get <plural>` of the first CRD, as a hint of what to try. */
+function kubectlHint(crds: readonly KubernetesObject[], kubeconfig: string | undefined): string {
+  const crd: { spec?: { names?: { plural?: string } } } | undefined = crds[0];
+  const what = crd?.spec?.names?.plural ?? 'all';
+  const flag = kubeconfig === undefined ? '' : ` --kubeconfig ${kubeconfig}`;
+  return `kubectl${flag} get ${what} -A`;
+}
+
+/**
+ * `reconcilekit dev`: starts an embedded API server (or uses KUBECONFIG's cluster), installs the project's
+ * CRDs, prints the kubectl command, runs the entry point with KUBECONFIG set, and forwards Ctrl-C to it.
+ * Returns the entry point's exit code.
+ */
+export async function runDevCommand(args: readonly string[], io: CommandIo): Promise<number> {
+  let options: DevOptions | 'help';
+  try {
+    options = parseDevArgs(args);
+  } catch (e) {
+    if (!isUsageError(e)) throw e;
+    io.stderr(`reconcilekit dev: ${e.message}\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    io.stdout(USAGE);
+    return 0;
+  }
+  let server: ApiServer | undefined;
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  let kubeconfigPath: string | undefined;
+  try {
+    let kubeConfig: KubeConfig;
+    if (options.mode === 'cluster') {
+      kubeConfig = loadKubeConfig();
+      io.stdout(
+        `cluster ${kubeConfig.getCurrentCluster()?.server ?? '?'} (context ${kubeConfig.getCurrentContext()})\n`,
+      );
+    } else {
+      server = await startApiServer({ host: '127.0.0.1', port: options.port });
+      mkdirSync('.reconcilekit', { recursive: true });
+      kubeconfigPath = DEV_KUBECONFIG_PATH;
+      server.writeKubeconfig(kubeconfigPath);
+      childEnv.KUBECONFIG = resolve(kubeconfigPath);
+      kubeConfig = new KubeConfig();
+      kubeConfig.loadFromString(server.kubeconfig);
+      io.stdout(`embedded API server on ${server.url} (kubeconfig: ${kubeconfigPath})\n`);
+    }
+    const crds: KubernetesObject[] = [];
+    for (const file of options.crds) crds.push(...(await readManifests(file)));
+    if (crds.length > 0) {
+      const client = new ObjectClient({ kubeConfig });
+      try {
+        await installCrds(client, crds, { signal: io.stopSignal });
+      } finally {
+        client.close();
+      }
+      io.stdout(`installed ${crds.map((c) => c.metadata?.name ?? '?').join(', ')}\n`);
+    }
+    io.stdout(`try: ${kubectlHint(crds, kubeconfigPath)}\n\n`);
+  } catch (e) {
+    await server?.close();
+    io.stderr(`reconcilekit dev: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  const child = spawn(process.execPath, [options.entry, ...options.args], {
+    env: childEnv,
+    stdio: 'inherit',
+  });
+  const forward = (): void => {
+    child.kill('SIGTERM');
+  };
+  io.stopSignal.addEventListener('abort', forward);
+  const code = await new Promise<number>((done) => {
+    child.on('exit', (exitCode, signal) => {
+      done(exitCode ?? (signal === null ? 1 : 128 + 15));
+    });
+    child.on('error', (err) => {
+      io.stderr(`reconcilekit dev: cannot run ${options.entry}: ${err.message}\n`);
+      done(1);
+    });
+  });
+  io.stopSignal.removeEventListener('abort', forward);
+  await server?.close();
+  return code;
+}

@@ -1,0 +1,163 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { crdFile, deploymentFile, namespaceFile, rbacFile } from './init/deploy-templates.js';
+import {
+  dockerfile,
+  dockerignoreFile,
+  gitignoreFile,
+  packageJsonFile,
+  readmeFile,
+  tsconfigFile,
+  type DependencyRanges,
+} from './init/project-templates.js';
+import { projectNames, type ProjectNames } from './init/project-names.js';
+import { crudResourceFile, kindTypeFile, mainFile, operatorFile, testFile } from './init/source-templates.js';
+import { isUsageError, UsageError } from './usage-error.js';
+
+/** Kind, group and version of a project scaffolded without flags. */
+export const DEFAULT_INIT_KIND = 'Greeting';
+export const DEFAULT_INIT_GROUP = 'example.com';
+export const DEFAULT_INIT_VERSION = 'v1';
+
+const USAGE = `usage: reconcilekit init <dir> [--kind K] [--group G] [--api-version V] [--name N] [--reconcilekit SPEC] [--force]
+
+Scaffolds a new operator project in <dir>: package.json (ESM; build, test, start, dev), tsconfig.json,
+a CRD with a schema, an operator with one CRUD resource, a test on reconcilekit/testing, a Dockerfile
+and deploy manifests (CRD, least-privilege RBAC, Deployment with probes and leader election).
+  --kind K           the custom resource's kind (default ${DEFAULT_INIT_KIND})
+  --group G          its API group (default ${DEFAULT_INIT_GROUP})
+  --api-version V    its version (default ${DEFAULT_INIT_VERSION})
+  --name N           project, namespace and image name (default: the directory's name)
+  --reconcilekit S   how package.json depends on reconcilekit (default ^<this version>; a tarball path or git URL work)
+  --force            write into a directory that is not empty (existing files are overwritten)
+`;
+
+/** What `init` was asked to do. */
+export interface InitOptions {
+  dir: string;
+  names: ProjectNames;
+  reconcilekitSpec: string | undefined;
+  force: boolean;
+}
+
+interface OwnPackage {
+  version: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+}
+
+function ownPackage(): OwnPackage {
+  // dist/lib/cli/init-command.js (or lib/cli/init-command.ts) → the package root.
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as OwnPackage;
+}
+
+/** Parses the arguments of `reconcilekit init`; a bad one is a {@link UsageError}. */
+export function parseInitArgs(args: readonly string[], cwd = process.cwd()): InitOptions | 'help' {
+  let dir: string | undefined;
+  const values = { kind: DEFAULT_INIT_KIND, group: DEFAULT_INIT_GROUP, version: DEFAULT_INIT_VERSION };
+  let name: string | undefined;
+  let reconcilekitSpec: string | undefined;
+  let force = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--force') {
+      force = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) {
+      if (dir !== undefined) throw new UsageError(`one directory only, got "${dir}" and "${arg}"`);
+      dir = arg;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined || value === '') throw new UsageError(`${flag} needs a value`);
+    if (flag === '--kind') values.kind = value;
+    else if (flag === '--group') values.group = value;
+    else if (flag === '--api-version') values.version = value;
+    else if (flag === '--name') name = value;
+    else if (flag === '--reconcilekit') reconcilekitSpec = value;
+    else throw new UsageError(`unknown flag "${flag}"`);
+  }
+  if (dir === undefined) throw new UsageError('which directory? e.g. reconcilekit init my-operator');
+  const absolute = resolve(cwd, dir);
+  const names = projectNames({ name: name ?? basename(absolute), ...values });
+  return { dir: absolute, names, reconcilekitSpec, force };
+}
+
+/** The files of a new project, by path relative to its directory. */
+export function scaffoldFiles(names: ProjectNames, deps: DependencyRanges): Map<string, string> {
+  return new Map([
+    ['package.json', packageJsonFile(names, deps)],
+    ['tsconfig.json', tsconfigFile()],
+    ['.gitignore', gitignoreFile()],
+    ['.dockerignore', dockerignoreFile()],
+    ['README.md', readmeFile(names)],
+    ['Dockerfile', dockerfile(names)],
+    [`src/${names.singular}.ts`, kindTypeFile(names)],
+    [`src/${names.singular}-configmap.ts`, crudResourceFile(names)],
+    ['src/operator.ts', operatorFile(names)],
+    ['src/main.ts', mainFile(names)],
+    ['test/operator.test.ts', testFile(names)],
+    ['deploy/crd.yaml', crdFile(names)],
+    ['deploy/namespace.yaml', namespaceFile(names)],
+    ['deploy/rbac.yaml', rbacFile(names)],
+    ['deploy/operator.yaml', deploymentFile(names)],
+  ]);
+}
+
+/** Writes the project; refuses a non-empty directory unless `force`. Returns the paths written. */
+export function writeProject(options: InitOptions): string[] {
+  if (existsSync(options.dir) && readdirSync(options.dir).length > 0 && !options.force) {
+    throw new UsageError(`${options.dir} is not empty: choose a new directory, or pass --force to overwrite`);
+  }
+  const own = ownPackage();
+  const deps: DependencyRanges = {
+    reconcilekit: options.reconcilekitSpec ?? `^${own.version}`,
+    clientNode: own.dependencies['@kubernetes/client-node'] ?? '^1.4.0',
+    typescript: own.devDependencies['typescript'] ?? '^5.9.0',
+    typesNode: own.devDependencies['@types/node'] ?? '^20.19.0',
+  };
+  const written: string[] = [];
+  for (const [path, content] of scaffoldFiles(options.names, deps)) {
+    const target = join(options.dir, path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+    written.push(path);
+  }
+  return written;
+}
+
+/** `reconcilekit init <dir>`: scaffolds a project and prints what to run next. */
+export function runInitCommand(
+  args: readonly string[],
+  io: { stdout: (t: string) => void; stderr: (t: string) => void },
+): number {
+  let options: InitOptions | 'help';
+  try {
+    options = parseInitArgs(args);
+    if (options === 'help') {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const written = writeProject(options);
+    const fromCwd = relative(process.cwd(), options.dir);
+    const rel = fromCwd === '' ? '.' : fromCwd.startsWith('..') ? options.dir : fromCwd;
+    io.stdout(
+      `created ${options.names.name} (${options.names.kind}, ${options.names.apiVersion}) in ${rel}:\n` +
+        written.map((f) => `  ${f}\n`).join('') +
+        `\nnext:\n  cd ${rel}\n  npm install\n  npm test       # the operator against an embedded API server\n` +
+        `  npm run dev    # run it locally; prints the kubectl command to try it\n`,
+    );
+    return 0;
+  } catch (e) {
+    if (!isUsageError(e)) throw e;
+    io.stderr(`reconcilekit init: ${e.message}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,189 @@
+// The TypeScript a scaffolded project starts with: the kind's type, one CRUD resource (a ConfigMap per
+// object), the operator factory shared by main and the test, main, and the test on reconcilekit/testing.
+import type { ProjectNames } from './project-names.js';
+
+export function kindTypeFile(n: ProjectNames): string {
+  return `import type { KubernetesObject } from '@kubernetes/client-node';
+
+/** The custom resource this operator reconciles (deploy/crd.yaml holds its schema). */
+export interface ${n.kind} extends KubernetesObject {
+  spec: { message: string };
+  status?: { observedGeneration?: number; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+export const ${n.kind.toUpperCase()}_RESOURCE = {
+  apiVersion: '${n.apiVersion}',
+  kind: '${n.kind}',
+  plural: '${n.plural}',
+} as const;
+`;
+}
+
+export function crudResourceFile(n: ProjectNames): string {
+  return `import type { V1ConfigMap } from '@kubernetes/client-node';
+import { clientKey, isNotFound, Patch, type CRUDResourceOps, type ReconcileContext } from 'reconcilekit';
+import type { ${n.kind} } from './${n.singular}.js';
+
+type State = V1ConfigMap | undefined;
+
+/** The ConfigMap a ${n.kind} owns: \`<name>-${n.singular}\` in its namespace. */
+function configMapRef(${n.camel}: ${n.kind}) {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    plural: 'configmaps',
+    namespace: ${n.camel}.metadata?.namespace ?? 'default',
+    name: \`\${${n.camel}.metadata?.name ?? ''}-${n.singular}\`,
+  };
+}
+
+const client = (ctx: ReconcileContext) => ctx.get(clientKey)!;
+
+/**
+ * One CRUD resource: what exists (current), what should exist (desired), the difference (a patch), and how
+ * to apply it. The engine runs it for every ${n.kind}, on every change and periodic resync.
+ */
+export const ${n.camel}ConfigMap: CRUDResourceOps<${n.kind}, State, V1ConfigMap> = {
+  name: '${n.singular}-configmap',
+  async getCurrentState(ctx, ${n.camel}) {
+    try {
+      return await client(ctx).get<V1ConfigMap>(configMapRef(${n.camel}), { signal: ctx.signal });
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  },
+  getDesiredState(_ctx, ${n.camel}) {
+    const { namespace, name } = configMapRef(${n.camel});
+    return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name }, data: { message: ${n.camel}.spec.message } };
+  },
+  newUpdatePatch(_ctx, _${n.camel}, current, desired) {
+    if (desired === undefined) return undefined;
+    if (current === undefined) return new Patch<V1ConfigMap>().setCreateChange(desired);
+    if (current.data?.['message'] === desired.data?.['message']) return undefined;
+    return new Patch<V1ConfigMap>().setUpdateChange({ ...current, data: desired.data });
+  },
+  newDeletePatch(_ctx, _${n.camel}, current) {
+    return current === undefined ? undefined : new Patch<V1ConfigMap>().setDeleteChange(current);
+  },
+  async applyCreateChange(ctx, _${n.camel}, configMap) {
+    await client(ctx).create(configMap, { signal: ctx.signal });
+  },
+  async applyDeleteChange(ctx, ${n.camel}) {
+    try {
+      await client(ctx).delete(configMapRef(${n.camel}), { signal: ctx.signal });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  },
+  async applyUpdateChange(ctx, _${n.camel}, configMap) {
+    await client(ctx).replace(configMap, { signal: ctx.signal });
+  },
+};
+`;
+}
+
+export function operatorFile(n: ProjectNames): string {
+  return `import type { KubeConfig } from '@kubernetes/client-node';
+import { CRUDResource, Framework, ResourceSet, type FrameworkConfig, type Logger } from 'reconcilekit';
+import { ${n.camel}ConfigMap } from './${n.singular}-configmap.js';
+import { ${n.kind.toUpperCase()}_RESOURCE, type ${n.kind} } from './${n.singular}.js';
+
+export const OPERATOR_NAME = '${n.name}';
+
+/** Everything but the operator's logic: where it connects, logs, serves health, elects a leader. */
+export interface OperatorOptions {
+  /** Default: KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
+  kubeConfig?: KubeConfig;
+  logger?: Logger;
+  healthServer?: FrameworkConfig['healthServer'];
+  leaderElection?: FrameworkConfig['leaderElection'];
+}
+
+/** The operator: main.ts runs it, test/operator.test.ts runs it against the embedded API server. */
+export function createOperator(options: OperatorOptions = {}): Framework<${n.kind}> {
+  return new Framework<${n.kind}>({
+    name: OPERATOR_NAME,
+    resource: ${n.kind.toUpperCase()}_RESOURCE,
+    resourceSets: [new ResourceSet<${n.kind}>({ resources: [new CRUDResource({ ops: ${n.camel}ConfigMap })] })],
+    ...options,
+  });
+}
+`;
+}
+
+export function mainFile(_n: ProjectNames): string {
+  return `import { createLogger, runUntilSignal } from 'reconcilekit';
+import { createOperator, OPERATOR_NAME } from './operator.js';
+
+const logger = createLogger({ defaultMeta: { operator: OPERATOR_NAME } });
+
+// HEALTH_ADDRESS (host:port, set in deploy/operator.yaml) serves /healthz, /readyz and /metrics; off when unset.
+const [host, port] = (process.env['HEALTH_ADDRESS'] ?? '').split(':');
+// POD_NAMESPACE (set in deploy/operator.yaml) turns on leader election: one replica reconciles at a time.
+const namespace = process.env['POD_NAMESPACE'];
+const identity = process.env['POD_NAME'];
+
+const operator = createOperator({
+  logger,
+  healthServer: host && port ? { host, port: Number(port) } : false,
+  leaderElection: namespace ? { leaseName: OPERATOR_NAME, namespace, ...(identity ? { identity } : {}) } : false,
+});
+
+// Starts, and on SIGTERM/SIGINT stops taking work, lets in-flight reconciles finish, releases the Lease, exits 0.
+await runUntilSignal(operator, { logger });
+`;
+}
+
+export function testFile(n: ProjectNames): string {
+  const v = n.camel;
+  return `import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import { isNotFound, silentLogger, type Framework } from 'reconcilekit';
+import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
+import { createOperator } from '../src/operator.js';
+import type { ${n.kind} } from '../src/${n.singular}.js';
+
+// Compiled to dist/test/, so the CRD is two levels up.
+const CRD = fileURLToPath(new URL('../../deploy/crd.yaml', import.meta.url));
+const ${v}Ref = { apiVersion: '${n.apiVersion}', kind: '${n.kind}', plural: '${n.plural}', namespace: 'default', name: 'hello' };
+const configMapRef = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: 'default', name: 'hello-${n.singular}' };
+
+let env: TestEnvironment;
+let operator: Framework<${n.kind}>;
+
+before(async () => {
+  // An embedded Kubernetes-compatible API server with the CRD installed: no cluster needed.
+  env = await startTestEnvironment({ crds: [CRD] });
+  operator = createOperator({ kubeConfig: env.kubeConfig, logger: silentLogger() });
+  await operator.start();
+});
+
+after(async () => {
+  await operator.stop();
+  await env.close();
+});
+
+test('creates, updates and deletes the ConfigMap of a ${n.kind}', async () => {
+  await env.client.create({
+    apiVersion: '${n.apiVersion}',
+    kind: '${n.kind}',
+    metadata: { name: 'hello', namespace: 'default' },
+    spec: { message: 'Hello!' },
+  } as KubernetesObject);
+
+  const created = await waitFor(() => env.client.get<V1ConfigMap>(configMapRef), { timeoutMs: 10_000 });
+  assert.deepEqual(created.data, { message: 'Hello!' });
+
+  await env.client.patch(${v}Ref, { spec: { message: 'Hi again' } }, 'merge');
+  await waitFor(async () => (await env.client.get<V1ConfigMap>(configMapRef)).data?.['message'] === 'Hi again');
+
+  await env.client.delete(${v}Ref);
+  const gone = (ref: typeof configMapRef) => env.client.get<${n.kind} | V1ConfigMap>(ref).then(() => false, (e: unknown) => isNotFound(e));
+  await waitFor(() => gone(configMapRef));
+  await waitFor(() => gone(${v}Ref));
+});
+`;
+}

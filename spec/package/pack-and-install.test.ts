@@ -1,0 +1,133 @@
+// The package as a newcomer gets it: `npm pack` of the build, installed into a fresh ESM project outside
+// the repository. Every entry point imports from ESM and CommonJS, a `.ts` consumer type-checks with
+// `nodenext` and `bundler` resolution, and `npx reconcilekit --help` runs.
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consumerProject, packedTarball, ROOT, typeCheck } from './support/packed.js';
+
+const run = promisify(execFile);
+const ENTRY_POINTS = ['reconcilekit', 'reconcilekit/apiserver', 'reconcilekit/testing'] as const;
+const SAMPLE_EXPORTS = {
+  reconcilekit: ['Framework', 'CRUDResource', 'runUntilSignal', 'createOrUpdate'],
+  'reconcilekit/apiserver': ['startApiServer'],
+  'reconcilekit/testing': ['startTestEnvironment', 'waitFor'],
+};
+
+let tarball: string;
+let consumer: string;
+let scratch: string;
+
+beforeAll(async () => {
+  tarball = await packedTarball();
+  consumer = await consumerProject();
+  scratch = join(consumer, `pack-${String(process.pid)}`);
+  mkdirSync(scratch, { recursive: true });
+}, 240_000);
+
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('npm pack', () => {
+  it('builds on prepack from a clean dist/lib, without source maps', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.scripts.prepack).toMatch(/npm run clean && tsc -p tsconfig\.build\.json --sourceMap false/);
+    expect(pkg.files).toContain('!dist/lib/**/*.map');
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/Apache License\s+Version 2\.0/);
+  });
+
+  it('ships the build, the CLI, LICENSE and README — and no maps, tests or sources', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = stdout.split('\n').filter(Boolean);
+    for (const f of [
+      'package/LICENSE',
+      'package/README.md',
+      'package/package.json',
+      'package/bin/reconcilekit.js',
+      'package/dist/lib/index.js',
+      'package/dist/lib/index.d.ts',
+      'package/dist/lib/apiserver/index.d.ts',
+      'package/dist/lib/testing/index.d.ts',
+      'package/dist/lib/cli/main.js',
+      'package/dist/lib/cli/init-command.js',
+    ]) {
+      expect(files).toContain(f);
+    }
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    expect(files.filter((f) => /\.test\.|\/spec\/|\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
+  });
+});
+
+describe('installed into a fresh project', () => {
+  it('imports every entry point from ESM', async () => {
+    const file = join(scratch, 'imports.mjs');
+    writeFileSync(
+      file,
+      ENTRY_POINTS.map((e, i) => `import * as m${String(i)} from '${e}';`).join('\n') +
+        `\nconsole.log(JSON.stringify([${ENTRY_POINTS.map((_, i) => `Object.keys(m${String(i)})`).join(',')}]));\n`,
+    );
+    const { stdout } = await run(process.execPath, [file], { cwd: scratch });
+    const keys = JSON.parse(stdout) as string[][];
+    ENTRY_POINTS.forEach((e, i) => {
+      expect(keys[i]).toEqual(expect.arrayContaining(SAMPLE_EXPORTS[e]));
+    });
+  });
+
+  it('requires every entry point from CommonJS (Node ≥ 20.19 loads ESM through require)', async () => {
+    const file = join(scratch, 'requires.cjs');
+    writeFileSync(
+      file,
+      `console.log(JSON.stringify([${ENTRY_POINTS.map((e) => `typeof require('${e}').${SAMPLE_EXPORTS[e][0]!}`).join(',')}]));\n`,
+    );
+    const { stdout } = await run(process.execPath, ['--no-warnings', file], { cwd: scratch });
+    expect(JSON.parse(stdout)).toEqual(['function', 'function', 'function']);
+  });
+
+  it.each(['nodenext', 'bundler'] as const)(
+    'type-checks a .ts consumer with %s resolution',
+    async (resolution) => {
+      const dir = join(scratch, `ts-${resolution}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: resolution === 'bundler' ? 'preserve' : 'nodenext',
+            moduleResolution: resolution,
+            strict: true,
+            noEmit: true,
+            types: ['node'],
+            skipLibCheck: false,
+          },
+          include: ['*.ts'],
+        }),
+      );
+      writeFileSync(
+        join(dir, 'consumer.ts'),
+        [
+          `import { Framework, type FrameworkConfig, runUntilSignal } from 'reconcilekit';`,
+          `import { startApiServer, type ApiServer } from 'reconcilekit/apiserver';`,
+          `import { startTestEnvironment, type TestEnvironment } from 'reconcilekit/testing';`,
+          `const config: FrameworkConfig = { name: 'x', resourceSets: [] };`,
+          `export const all: [typeof Framework, typeof runUntilSignal, typeof startApiServer, typeof startTestEnvironment] =`,
+          `  [Framework, runUntilSignal, startApiServer, startTestEnvironment];`,
+          `export type Both = [ApiServer, TestEnvironment, typeof config];`,
+          // A wrong call must fail, or this check proves nothing.
+          `// @ts-expect-error name is a string`,
+          `export const bad: FrameworkConfig = { name: 1, resourceSets: [] };`,
+        ].join('\n'),
+      );
+      await typeCheck(consumer, dir);
+    },
+  );
+
+  it('runs `npx reconcilekit --help`', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'reconcilekit', '--help'], { cwd: scratch });
+    expect(stdout).toMatch(/usage: reconcilekit <command>/);
+    expect(stdout).toMatch(/\binit\b/);
+  });
+});
