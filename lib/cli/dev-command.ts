@@ -87,8 +87,8 @@ export function parseDevArgs(
 
 /** `kubectl get <plural>` of the first CRD, as a hint of what to try. */
 function kubectlHint(crds: readonly KubernetesObject[], kubeconfig: string | undefined): string {
-  const crd: { spec?: { names?: { plural?: string } } } | undefined = crds[0];
-  const what = crd?.spec?.names?.plural ?? 'all';
+  const spec = (crds[0] as { spec?: { names?: { plural?: string } } } | undefined)?.spec;
+  const what = spec?.names?.plural ?? 'all';
   const flag = kubeconfig === undefined ? '' : ` --kubeconfig ${kubeconfig}`;
   return `kubectl${flag} get ${what} -A`;
 }

@@ -18,7 +18,7 @@ const SAMPLE_EXPORTS = {
 
 let tarball: string;
 let consumer: string;
-let scratch: string;
+let scratch = '';
 
 beforeAll(async () => {
   tarball = await packedTarball();
@@ -28,10 +28,10 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(() => {
-  rmSync(scratch, { recursive: true, force: true });
+  if (scratch !== '') rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('npm pack', () => {
+describe('npm pack', { timeout: 60_000 }, () => {
   it('builds on prepack from a clean dist/lib, without source maps', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     expect(pkg.scripts.prepack).toMatch(/npm run clean && tsc -p tsconfig\.build\.json --sourceMap false/);
@@ -61,7 +61,7 @@ describe('npm pack', () => {
   });
 });
 
-describe('installed into a fresh project', () => {
+describe('installed into a fresh project', { timeout: 120_000 }, () => {
   it('imports every entry point from ESM', async () => {
     const file = join(scratch, 'imports.mjs');
     writeFileSync(

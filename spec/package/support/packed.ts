@@ -23,7 +23,6 @@ export const ROOT = resolve(import.meta.dirname, '../../..');
 const run = promisify(execFile);
 const LOCK_STALE_MS = 5 * 60_000;
 
-
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
@@ -55,7 +54,8 @@ async function once(done: string, make: () => Promise<void>): Promise<void> {
     if (existsSync(done)) return;
     try {
       mkdirSync(lock);
-    } catch {
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
       if (Date.now() - since > LOCK_STALE_MS) {
         rmSync(lock, { recursive: true, force: true });
@@ -110,11 +110,17 @@ export const NPM_INSTALL_FLAGS = [
 export async function consumerProject(): Promise<string> {
   const tarball = await packedTarball();
   const project = join(resolve(tarball, '..'), 'greeting-operator');
-  await once(join(project, '.installed'), async () => {
+  await once(`${project}.installed`, async () => {
     rmSync(project, { recursive: true, force: true });
-    await run(process.execPath, [join(ROOT, 'bin/reconcilekit.js'), 'init', project, '--reconcilekit', `file:${tarball}`]);
+    await run(process.execPath, [
+      join(ROOT, 'bin/reconcilekit.js'),
+      'init',
+      project,
+      '--reconcilekit',
+      `file:${tarball}`,
+    ]);
     await run('npm', ['install', ...NPM_INSTALL_FLAGS], { cwd: project, timeout: 240_000 });
-    writeFileSync(join(project, '.installed'), '');
+    writeFileSync(`${project}.installed`, '');
   });
   return project;
 }

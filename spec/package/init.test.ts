@@ -1,0 +1,244 @@
+// `reconcilekit init` as a newcomer uses it: the scaffolded project (depending on the packed tarball,
+// installed once by the support module) passes its own `npm test`; `reconcilekit dev` runs it on an
+// embedded server where kubectl sees it work and Ctrl-C stops it with exit 0; its manifests agree with each
+// other and its RBAC allows exactly what the operator requests.
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseInitArgs, runInitCommand } from '../../lib/cli/init-command.js';
+import { applyManifests, readManifests, startTestEnvironment, waitFor } from '../../lib/testing/index.js';
+import { checkRbac, startRecordingProxy } from '../support/rbac-recorder.js';
+import { consumerProject } from './support/packed.js';
+
+const run = promisify(execFile);
+let project: string;
+
+beforeAll(async () => {
+  project = await consumerProject();
+}, 300_000);
+
+describe('reconcilekit init', () => {
+  it('scaffolds a project whose own `npm test` passes against the packed package', async () => {
+    const { stdout } = await run('npm', ['test', '--silent'], { cwd: project, timeout: 120_000 });
+    expect(stdout).toMatch(/# pass 1\b/);
+    expect(stdout).toMatch(/# fail 0\b/);
+    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+    expect(pkg.type).toBe('module');
+    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'test', 'start', 'dev']));
+  }, 150_000);
+
+  it('writes manifests that agree with each other, the Dockerfile and the code', async () => {
+    const [crd] = await readManifests(join(project, 'deploy/crd.yaml'));
+    const [namespace] = await readManifests(join(project, 'deploy/namespace.yaml'));
+    const rbac = await readManifests(join(project, 'deploy/rbac.yaml'));
+    const [deployment] = (await readManifests(join(project, 'deploy/operator.yaml'))) as V1Deployment[];
+    const names = (crd as KubernetesObject & { spec: { group: string; names: { plural: string } } }).spec;
+    const ns = namespace!.metadata!.name!;
+    const pod = deployment!.spec!.template.spec!;
+    const container = pod.containers[0]!;
+    const sa = rbac.find((o) => o.kind === 'ServiceAccount')!;
+    expect(deployment!.metadata!.namespace).toBe(ns);
+    expect(sa.metadata).toMatchObject({ name: pod.serviceAccountName, namespace: ns });
+    expect(rbac.find((o) => o.kind === 'Role')!.metadata!.namespace).toBe(ns);
+    for (const binding of rbac.filter((o) => o.kind?.endsWith('Binding') === true)) {
+      expect((binding as unknown as { subjects: unknown[] }).subjects).toEqual([
+        { kind: 'ServiceAccount', name: sa.metadata!.name, namespace: ns },
+      ]);
+    }
+    const clusterRole = rbac.find((o) => o.kind === 'ClusterRole') as unknown as {
+      rules: { apiGroups: string[]; resources: string[] }[];
+    };
+    expect(clusterRole.rules).toContainEqual(
+      expect.objectContaining({ apiGroups: [names.group], resources: [names.names.plural] }),
+    );
+    // The image the Dockerfile says to build is the one the Deployment pulls, on a supported Node LTS.
+    const dockerfile = readFileSync(join(project, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain(`docker build -t ${container.image!} .`);
+    expect(readFileSync(join(project, 'README.md'), 'utf8')).toContain(
+      `docker build -t ${container.image!} .`,
+    );
+    expect(dockerfile).toMatch(/^FROM node:(22|24)-alpine/m);
+    // Probes hit the port HEALTH_ADDRESS binds, on all interfaces (the kubelet probes the pod IP).
+    const address = container.env!.find((e) => e.name === 'HEALTH_ADDRESS')!.value!;
+    expect(address).toBe(`0.0.0.0:${String(container.ports![0]!.containerPort)}`);
+    expect(container.livenessProbe!.httpGet!.port).toBe(container.ports![0]!.name);
+    expect(container.readinessProbe!.httpGet!.path).toBe('/readyz');
+    // The server accepts every manifest as written (schema, names, RBAC shapes).
+    const env = await startTestEnvironment({ crds: [crd!] });
+    try {
+      await applyManifests(env.client, [namespace!, ...rbac, deployment!]);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('runs on `reconcilekit dev`: CRD installed, kubectl sees it work, Ctrl-C exits 0, RBAC is least privilege', async () => {
+    const kubeconfig = join(project, '.reconcilekit/kubeconfig');
+    rmSync(kubeconfig, { force: true });
+    const kubectl = (...args: string[]) =>
+      run(
+        'kubectl',
+        ['--kubeconfig', kubeconfig, '--cache-dir', join(project, '.reconcilekit/cache'), ...args],
+        {
+          cwd: project,
+        },
+      );
+    const bin = join(project, 'node_modules/reconcilekit/bin/reconcilekit.js');
+    const child = spawn(process.execPath, [bin, 'dev', 'dist/src/main.js'], {
+      cwd: project,
+      env: { ...process.env, KUBECONFIG: '', LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await waitFor(() => out.includes('try: '), {
+        timeoutMs: 30_000,
+        description: `dev ready; output: ${out}`,
+      });
+      expect(out).toMatch(
+        /embedded API server on http:\/\/127\.0\.0\.1:\d+ \(kubeconfig: \.reconcilekit\/kubeconfig\)/,
+      );
+      expect(out).toContain('installed greetings.example.com');
+      expect(out).toContain('try: kubectl --kubeconfig .reconcilekit/kubeconfig get greetings -A');
+      const greeting = join(project, 'hello.json');
+      writeFileSync(
+        greeting,
+        JSON.stringify({
+          apiVersion: 'example.com/v1',
+          kind: 'Greeting',
+          metadata: { name: 'hello', namespace: 'default' },
+          spec: { message: 'from kubectl' },
+        }),
+      );
+      await kubectl('apply', '-f', greeting);
+      const message = await waitFor(
+        async () =>
+          (
+            await kubectl('get', 'configmap', 'hello-greeting', '-o', 'jsonpath={.data.message}').catch(
+              () => ({
+                stdout: '',
+              }),
+            )
+          ).stdout || undefined,
+        { timeoutMs: 20_000, description: 'ConfigMap hello-greeting' },
+      );
+      expect(message).toBe('from kubectl');
+    } finally {
+      child.kill('SIGINT'); // Ctrl-C: the CLI stops the operator with SIGTERM, then the server
+    }
+    expect(await exited).toBe(0);
+  }, 90_000);
+
+  it('grants in deploy/rbac.yaml exactly the requests the operator makes (as in the pod: leader election on)', async () => {
+    const [crd] = await readManifests(join(project, 'deploy/crd.yaml'));
+    const env = await startTestEnvironment({ crds: [crd!] });
+    const proxy = await startRecordingProxy(new URL(env.url));
+    const dir = mkdtempSync(join(tmpdir(), 'rk-init-rbac-'));
+    try {
+      writeFileSync(join(dir, 'kubeconfig'), env.kubeconfigYaml.replace(env.url, proxy.url));
+      await env.client.create({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'greeting-operator' },
+      });
+      const operator = spawn(process.execPath, ['dist/src/main.js'], {
+        cwd: project,
+        env: {
+          ...process.env,
+          KUBECONFIG: join(dir, 'kubeconfig'),
+          LOG_LEVEL: 'error',
+          POD_NAMESPACE: 'greeting-operator',
+          POD_NAME: 'greeting-operator-0',
+          HEALTH_ADDRESS: '127.0.0.1:0',
+        },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => operator.on('exit', resolve));
+      const ref = {
+        apiVersion: 'example.com/v1',
+        kind: 'Greeting',
+        plural: 'greetings',
+        namespace: 'default',
+      };
+      const configMap = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: 'default' };
+      await env.client.create({
+        ...ref,
+        metadata: { name: 'a', namespace: 'default' },
+        spec: { message: 'one' },
+      });
+      await waitFor(() => env.client.get({ ...configMap, name: 'a-greeting' }), { timeoutMs: 20_000 });
+      await env.client.patch({ ...ref, name: 'a' }, { spec: { message: 'two' } }, 'merge');
+      await waitFor(() => proxy.seen.some((a) => a.resource === 'configmaps' && a.verb === 'update'));
+      // A Greeting whose ConfigMap name is too long fails: a Warning Event, aggregated on repeats, and Ready=False.
+      await env.client.create({
+        ...ref,
+        metadata: { name: 'x'.repeat(250), namespace: 'default' },
+        spec: { message: 'm' },
+      });
+      await waitFor(() => proxy.seen.some((a) => a.resource === 'events' && a.verb === 'patch'), {
+        timeoutMs: 20_000,
+      });
+      await waitFor(() => proxy.seen.some((a) => a.resource === 'greetings/status' && a.verb === 'patch'));
+      await env.client.delete({ ...ref, name: 'x'.repeat(250) });
+      await env.client.delete({ ...ref, name: 'a' });
+      await waitFor(() => proxy.seen.some((a) => a.resource === 'configmaps' && a.verb === 'delete'));
+      operator.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const { denied, unused } = checkRbac(
+        await readManifests(join(project, 'deploy/rbac.yaml')),
+        proxy.seen,
+      );
+      expect(denied).toEqual([]);
+      expect(unused).toEqual([]);
+    } finally {
+      await proxy.close();
+      await env.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+describe('reconcilekit init: bad input says what to pass', () => {
+  it.each([
+    [
+      ['--kind', 'memcached', 'x'],
+      /--kind "memcached" must be UpperCamelCase letters and digits, e.g. --kind Memcached/,
+    ],
+    [['--group', 'example', 'x'], /--group "example" must be a lower-case DNS name with at least one dot/],
+    [['--api-version', '1', 'x'], /--api-version "1" must look like v1, v1beta1 or v2alpha1/],
+    [
+      ['My_Operator'],
+      /project name "My_Operator" is not a valid Kubernetes name: .* e\.g\. --name my-operator/,
+    ],
+    [[], /which directory\? e\.g\. reconcilekit init my-operator/],
+    [['x', '--colour', 'red'], /unknown flag "--colour"/],
+  ])('init %j', (args, message) => {
+    expect(() => parseInitArgs(args, '/tmp')).toThrow(message);
+  });
+
+  it('refuses a directory that is not empty, with exit code 2 and the way out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rk-init-full-'));
+    writeFileSync(join(dir, 'keep.txt'), 'mine');
+    let err = '';
+    try {
+      const code = runInitCommand([dir, '--name', 'mine'], {
+        stdout: () => undefined,
+        stderr: (t) => (err += t),
+      });
+      expect(code).toBe(2);
+      expect(err).toBe(
+        `reconcilekit init: ${dir} is not empty: choose a new directory, or pass --force to overwrite\n`,
+      );
+      expect(readFileSync(join(dir, 'keep.txt'), 'utf8')).toBe('mine');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
