@@ -100,6 +100,7 @@ export {
   type LogLevel,
 } from './observability/logger.js';
 export { silentLogger } from './observability/logger-silent.js';
+export { LOG_FORMATS, LOG_FORMAT_ENV, type LogFormat } from './observability/logger-console-format.js';
 export { serialiseError, type SerialisedError } from './observability/logger-serialise-errors.js';
 
 // --- engine: kube, watch, queue, observability, leader, framework (issue: Framework) ---

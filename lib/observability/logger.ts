@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { consoleFormat, LOG_FORMAT_ENV, LOG_FORMATS, type LogFormat } from './logger-console-format.js';
 import { serialiseErrors } from './logger-serialise-errors.js';
 
 /** The log levels reconcilekit writes, most verbose first. */
@@ -39,8 +40,14 @@ export interface Logger {
 export interface LoggerOptions {
   /** Lowest level written. Default: `LOG_LEVEL` from the environment, else `'info'`. */
   level?: LogLevel;
-  /** Where JSON lines go. Default: `process.stdout`; pass a stream to capture lines in tests. */
+  /** Where lines go. Default: `process.stdout`; pass a stream to capture lines in tests. */
   stream?: Writable;
+  /**
+   * `'json'` (one object per line, for log collectors) or `'console'` (`12:00:01.234 INFO  message key=value`,
+   * coloured). Default: `LOG_FORMAT` from the environment, else `'console'` when the stream is a terminal
+   * (a person is reading) and `'json'` otherwise (a pod, a pipe, a file).
+   */
+  format?: LogFormat;
   /** Drop every line. Default: false; useful in tests and benchmarks. */
   silent?: boolean;
   /** Keys written on every line (e.g. `{ operator: 'memcached' }`). Default: none. */
@@ -53,6 +60,17 @@ function resolveLevel(level: string | undefined, source: string): LogLevel {
   if ((LOG_LEVELS as readonly string[]).includes(normalised)) return normalised as LogLevel;
   throw new InvalidConfigError(
     `${source} must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(level)}`,
+  );
+}
+
+function resolveFormat(options: LoggerOptions, stream: Writable): LogFormat {
+  const given = options.format ?? process.env[LOG_FORMAT_ENV];
+  const source = options.format !== undefined ? 'options.format' : LOG_FORMAT_ENV;
+  if (given === undefined || given === '')
+    return (stream as { isTTY?: boolean }).isTTY === true ? 'console' : 'json';
+  if ((LOG_FORMATS as readonly string[]).includes(given)) return given as LogFormat;
+  throw new InvalidConfigError(
+    `${source} must be one of ${LOG_FORMATS.join(', ')}; got ${JSON.stringify(given)}`,
   );
 }
 
@@ -111,7 +129,8 @@ class WinstonLogger implements Logger {
 
 /**
  * Creates a winston-backed {@link Logger} writing one JSON object per line with `timestamp`, `level`,
- * `message` and the meta keys. An invalid level (in options or `LOG_LEVEL`) is an `InvalidConfigError`.
+ * `message` and the meta keys — or readable text on a terminal (see {@link LoggerOptions.format}). An
+ * invalid level (in options or `LOG_LEVEL`) or format (`LOG_FORMAT`) is an `InvalidConfigError`.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level =
@@ -121,15 +140,22 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   if (options.stream !== undefined && !(options.stream instanceof Writable)) {
     throw new InvalidConfigError('options.stream must be a Writable stream');
   }
+  const stream = options.stream ?? process.stdout;
+  const format = resolveFormat(options, stream);
   const inner = winston.createLogger({
     level,
     levels: { error: 0, warn: 1, info: 2, debug: 3 },
     silent: options.silent ?? false,
     defaultMeta: options.defaultMeta,
     exitOnError: false,
-    format: winston.format.combine(serialiseErrors(), winston.format.timestamp(), winston.format.json()),
-    // winston's Stream transport is typed against another copy of winston-transport's TransportStream.
-    transports: [new winston.transports.Stream({ stream: options.stream ?? process.stdout })],
+    format: winston.format.combine(
+      serialiseErrors(),
+      winston.format.timestamp(),
+      format === 'json'
+        ? winston.format.json()
+        : consoleFormat((stream as { isTTY?: boolean }).isTTY === true),
+    ),
+    transports: [new winston.transports.Stream({ stream })],
   });
   return new WinstonLogger(inner, options.silent === true ? -1 : LEVEL_RANK[level], undefined, undefined);
 }

@@ -174,3 +174,41 @@ describe('silentLogger', () => {
     expect(logger.child({ a: 1 })).toBeDefined();
   });
 });
+
+describe('createLogger format', () => {
+  it('writes readable lines on a terminal: time, level, message, key=value, the stack of a logged error', async () => {
+    vi.stubEnv('LOG_FORMAT', '');
+    const stream = Object.assign(new PassThrough(), { isTTY: true });
+    const chunks: string[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+    const logger = createLogger({ stream });
+    logger.child({ resource: 'default/hello' }).info('reconciled', { step: 'applyCreateChange', n: 2 });
+    logger.error('reconcile failed', { err: new TypeError('bad spec') });
+    await new Promise((resolve) => setImmediate(resolve));
+    const text = chunks.join('');
+    expect(text).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} \u001b\[36mINFO \u001b\[0m reconciled {2}resource=default\/hello step=applyCreateChange n=2\n/,
+    );
+    expect(text).toMatch(
+      /ERROR.*reconcile failed {2}err="TypeError: bad spec"\n {4}TypeError: bad spec\n {8}at /,
+    );
+  });
+
+  it('takes the format from LOG_FORMAT, and says what is allowed when it is wrong', async () => {
+    vi.stubEnv('LOG_FORMAT', 'console');
+    const { logger, raw } = capture();
+    logger.warn('slow', { ms: 1200 });
+    expect(await raw()).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN  slow {2}ms=1200\n$/);
+    vi.stubEnv('LOG_FORMAT', 'pretty');
+    expect(() => createLogger({ stream: new PassThrough() })).toThrow(
+      'LOG_FORMAT must be one of json, console; got "pretty"',
+    );
+  });
+
+  it('writes JSON when the stream is not a terminal (a pod, a pipe)', async () => {
+    vi.stubEnv('LOG_FORMAT', '');
+    const { logger, lines } = capture();
+    logger.info('hello');
+    expect((await lines())[0]).toMatchObject({ level: 'info', message: 'hello' });
+  });
+});

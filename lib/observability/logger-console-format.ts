@@ -1,0 +1,48 @@
+import winston from 'winston';
+
+/** The two line formats of `createLogger`: JSON objects for machines, aligned text for people. */
+export const LOG_FORMATS = ['json', 'console'] as const;
+
+/** One of {@link LOG_FORMATS}. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** Name of the environment variable read for the format when `options.format` is not given. */
+export const LOG_FORMAT_ENV = 'LOG_FORMAT';
+
+const LEVEL_COLOURS: Record<string, string> = { error: '31', warn: '33', info: '36', debug: '90' };
+
+function isSerialisedError(v: unknown): v is { name: string; message: string; stack?: string } {
+  return (
+    typeof v === 'object' && v !== null && 'name' in v && 'message' in v && typeof v.message === 'string'
+  );
+}
+
+function valueText(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  if (isSerialisedError(v)) return JSON.stringify(`${v.name}: ${v.message}`);
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null || v === undefined) return String(v);
+  return JSON.stringify(v);
+}
+
+/**
+ * Winston format writing one readable line per entry: `HH:MM:SS.mmm LEVEL message key=value …`, the level
+ * coloured when `colour` is set, and the stack of an error logged at `error` level on the lines after it.
+ * Runs after `serialiseErrors`, so errors arrive as `{ name, message, stack }`.
+ */
+export function consoleFormat(colour: boolean): winston.Logform.Format {
+  return winston.format.printf((info) => {
+    const { level, message, timestamp, ...meta } = info as Record<string, unknown> & { level: string };
+    const time = typeof timestamp === 'string' ? timestamp.slice(11, 23) : '';
+    const label = level.toUpperCase().padEnd(5);
+    const shown = colour ? `\u001b[${LEVEL_COLOURS[level] ?? '0'}m${label}\u001b[0m` : label;
+    const pairs = Object.entries(meta).map(([k, v]) => `${k}=${valueText(v)}`);
+    let line = `${time} ${shown} ${String(message)}${pairs.length > 0 ? `  ${pairs.join(' ')}` : ''}`;
+    if (level === 'error') {
+      for (const v of Object.values(meta)) {
+        if (isSerialisedError(v) && typeof v.stack === 'string')
+          line += `\n${v.stack.replace(/^/gm, '    ')}`;
+      }
+    }
+    return line;
+  });
+}
