@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { startApiServer, type ApiServerOptions } from '../apiserver/index.js';
-import { UsageError, isUsageError } from './usage-error.js';
 
 /** Output streams and process hooks of a command; injected so tests can drive it. */
 export interface CommandIo {
@@ -32,7 +31,17 @@ Runs the embedded Kubernetes-compatible API server until SIGINT/SIGTERM.
                     writes survive a restart, even a SIGKILL)
 `;
 
-export { UsageError, isUsageError };
+/** Thrown for bad command-line arguments (exit code 2). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function isUsageError(e: unknown): e is UsageError {
+  return e instanceof UsageError;
+}
 
 interface ParsedArgs {
   options: ApiServerOptions;

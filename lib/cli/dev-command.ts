@@ -8,7 +8,7 @@ import { ObjectClient } from '../kube/object-client.js';
 import { installCrds } from '../testing/install-crds.js';
 import { readManifests } from '../testing/manifests.js';
 import type { CommandIo } from './apiserver-command.js';
-import { isUsageError, UsageError } from './usage-error.js';
+import { isUsageError, UsageError } from './apiserver-command.js';
 
 /** Where `reconcilekit dev` writes the embedded server's kubeconfig, relative to the working directory. */
 export const DEV_KUBECONFIG_PATH = '.reconcilekit/kubeconfig';

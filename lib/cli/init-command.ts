@@ -13,7 +13,7 @@ import {
 } from './init/project-templates.js';
 import { projectNames, type ProjectNames } from './init/project-names.js';
 import { crudResourceFile, kindTypeFile, mainFile, operatorFile, testFile } from './init/source-templates.js';
-import { isUsageError, UsageError } from './usage-error.js';
+import { isUsageError, UsageError } from './apiserver-command.js';
 
 /** Kind, group and version of a project scaffolded without flags. */
 export const DEFAULT_INIT_KIND = 'Greeting';

@@ -1,4 +1,4 @@
-import { UsageError } from '../usage-error.js';
+import { UsageError } from '../apiserver-command.js';
 
 /** The names a scaffolded project derives from its directory, kind and group. */
 export interface ProjectNames {
