@@ -107,7 +107,13 @@ export { serialiseError, type SerialisedError } from './observability/logger-ser
 export const VERSION = '0.1.0';
 // engine/plumbing: kube, watch, queue, leader
 export type { ResourceRef, ObjectRef } from './kube/resource-ref.js';
-export { loadKubeConfig, KubeConfigNotFoundError, isKubeConfigNotFound } from './kube/kube-config.js';
+export {
+  loadKubeConfig,
+  KubeConfigNotFoundError,
+  isKubeConfigNotFound,
+  KubeConfigLoadError,
+  isKubeConfigLoadError,
+} from './kube/kube-config.js';
 export {
   ApiError,
   CONNECTION_ERROR_REASON,

@@ -2,7 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { readKubeConfigFile } from './kube-config-file.js';
 import { recordKubeconfigExtras } from './kubeconfig-extras.js';
+import { KubeConfigLoadError } from './kube-config-load-error.js';
+
+export { KubeConfigLoadError, isKubeConfigLoadError } from './kube-config-load-error.js';
 
 /** Thrown by {@link loadKubeConfig} when neither a kubeconfig file nor an in-cluster service account exists. */
 export class KubeConfigNotFoundError extends Error {
@@ -20,6 +24,29 @@ export function isKubeConfigNotFound(e: unknown): e is KubeConfigNotFoundError {
   return e instanceof KubeConfigNotFoundError;
 }
 
+/** A kubeconfig without a usable current context is an error naming the file, not a request to localhost:8080. */
+function checkUsable(kc: KubeConfig, file: string, source: string): KubeConfig {
+  const current = kc.getCurrentContext();
+  if (current === '' || kc.getContextObject(current) === null) {
+    const names = kc.getContexts().map((c) => c.name);
+    throw new KubeConfigLoadError(
+      file,
+      current === '' || (current as string | undefined) === undefined
+        ? `has no current-context (set one: kubectl config use-context ${names[0] ?? '<context>'})`
+        : `names current-context "${current}", which it does not define (defined: ${names.join(', ') || 'none'})`,
+      source,
+    );
+  }
+  if (kc.getCurrentCluster() === null) {
+    throw new KubeConfigLoadError(
+      file,
+      `context "${current}" names a cluster the file does not define`,
+      source,
+    );
+  }
+  return kc;
+}
+
 /**
  * Loads the client-node `KubeConfig` the way kubectl finds it: `KUBECONFIG`, then `~/.kube/config`, then
  * the in-cluster service account. Unlike client-node's `loadFromDefault`, it never falls back silently to
@@ -30,17 +57,27 @@ export function loadKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeConfig
   const kc = new KubeConfig();
   const fromEnv = env.KUBECONFIG;
   if (fromEnv !== undefined && fromEnv !== '') {
-    kc.loadFromDefault();
-    for (const file of fromEnv.split(delimiter).filter((f) => f !== '' && existsSync(f))) {
-      recordKubeconfigExtras(kc, readFileSync(file, 'utf8'), dirname(file));
+    // As kubectl: a list of files, merged, the first file's current-context winning; missing ones skipped.
+    const files = fromEnv.split(delimiter).filter((f) => f !== '');
+    const present = files.filter((f) => existsSync(f));
+    if (present.length === 0) {
+      throw new KubeConfigLoadError(
+        files.join(delimiter),
+        files.length === 1 ? 'does not exist' : 'none of these files exists',
+        'KUBECONFIG',
+      );
     }
-    return kc;
+    const [first, ...rest] = present;
+    const merged = readKubeConfigFile(first ?? '', 'KUBECONFIG');
+    for (const file of rest) merged.mergeConfig(readKubeConfigFile(file, 'KUBECONFIG'), true);
+    for (const file of present) recordKubeconfigExtras(merged, readFileSync(file, 'utf8'), dirname(file));
+    return checkUsable(merged, present.join(delimiter), 'KUBECONFIG');
   }
   const home = join(env.HOME ?? homedir(), '.kube', 'config');
   if (existsSync(home)) {
-    kc.loadFromFile(home);
-    recordKubeconfigExtras(kc, readFileSync(home, 'utf8'), dirname(home));
-    return kc;
+    const fromHome = readKubeConfigFile(home, '~/.kube/config');
+    recordKubeconfigExtras(fromHome, readFileSync(home, 'utf8'), dirname(home));
+    return checkUsable(fromHome, home, '~/.kube/config');
   }
   if (env.KUBERNETES_SERVICE_HOST !== undefined && env.KUBERNETES_SERVICE_HOST !== '') {
     kc.loadFromCluster();

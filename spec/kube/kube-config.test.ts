@@ -2,7 +2,12 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubeConfigNotFoundError, isKubeConfigNotFound, loadKubeConfig } from '../../lib/kube/kube-config.js';
+import {
+  KubeConfigNotFoundError,
+  isKubeConfigLoadError,
+  isKubeConfigNotFound,
+  loadKubeConfig,
+} from '../../lib/kube/kube-config.js';
 
 const KUBECONFIG_YAML = `apiVersion: v1
 kind: Config
@@ -50,5 +55,48 @@ describe('loadKubeConfig', () => {
     expect(err).toBeInstanceOf(KubeConfigNotFoundError);
     expect(isKubeConfigNotFound(err)).toBe(true);
     expect((err as Error).message).toMatch(/KUBECONFIG/);
+  });
+});
+
+describe('loadKubeConfig: a bad KUBECONFIG names the file and the problem', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rk-kc-bad-'));
+  afterEach(() => undefined);
+  const file = (name: string, text: string): string => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  it.each([
+    ['missing', () => join(dir, 'nope'), /^kubeconfig .*\/nope \(from KUBECONFIG\) does not exist$/],
+    ['empty', () => file('empty', '  \n'), /^kubeconfig .*\/empty \(from KUBECONFIG\) is empty$/],
+    [
+      'malformed YAML',
+      () => file('bad-yaml', 'clusters: [\n  - name: a\n   oops: : :'),
+      /^kubeconfig .*\/bad-yaml \(from KUBECONFIG\) is not valid YAML: /,
+    ],
+    [
+      'no current-context',
+      () => file('no-context', KUBECONFIG_YAML.replace('current-context: ctx\n', '')),
+      /^kubeconfig .*\/no-context \(from KUBECONFIG\) has no current-context \(set one: kubectl config use-context ctx\)$/,
+    ],
+    [
+      'unknown current-context',
+      () => file('wrong-context', KUBECONFIG_YAML.replace('current-context: ctx', 'current-context: prod')),
+      /does not define \(defined: ctx\)$/,
+    ],
+  ])('%s', (_what, path, message) => {
+    let caught: unknown;
+    try {
+      loadKubeConfig({ KUBECONFIG: path(), HOME: dir });
+    } catch (e) {
+      caught = e;
+    }
+    expect(isKubeConfigLoadError(caught)).toBe(true);
+    expect((caught as Error).message).toMatch(message);
+  });
+
+  it('merges a KUBECONFIG list as kubectl does, skipping missing files', () => {
+    const a = file('a', KUBECONFIG_YAML);
+    const kc = loadKubeConfig({ KUBECONFIG: [join(dir, 'gone'), a].join(':'), HOME: dir });
+    expect(kc.getCurrentCluster()?.server).toBe('https://example.invalid:6443');
   });
 });

@@ -139,7 +139,7 @@ describe('code blocks of README.md and docs/', () => {
         cause: e,
       });
     });
-    const { stdout } = await run(process.execPath, ['--test', 'dist/test/'], { cwd: dir, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['--test', 'dist/test/'], { cwd: dir, timeout: 150_000 });
     expect(stdout).toMatch(/# pass 1\b/);
 
     const server = await startApiServer({ host: '127.0.0.1', port: 0 });
@@ -170,7 +170,7 @@ describe('code blocks of README.md and docs/', () => {
             namespace: 'default',
             name: 'docs-greeting',
           }),
-        { timeoutMs: 20_000, description: 'the ConfigMap of Greeting docs' },
+        { timeoutMs: 60_000, description: 'the ConfigMap of Greeting docs' },
       );
       expect(cm.data).toEqual({ message: 'from the docs' });
       operator.kill('SIGTERM');
@@ -179,5 +179,5 @@ describe('code blocks of README.md and docs/', () => {
       client.close();
       await server.close();
     }
-  }, 150_000);
+  }, 300_000);
 });

@@ -127,14 +127,14 @@ describe('reconcilekit init', () => {
               }),
             )
           ).stdout || undefined,
-        { timeoutMs: 20_000, description: 'ConfigMap hello-greeting' },
+        { timeoutMs: 60_000, description: 'ConfigMap hello-greeting' },
       );
       expect(message).toBe('from kubectl');
     } finally {
       child.kill('SIGINT'); // Ctrl-C: the CLI stops the operator with SIGTERM, then the server
     }
     expect(await exited).toBe(0);
-  }, 90_000);
+  }, 180_000);
 
   it('grants in deploy/rbac.yaml exactly the requests the operator makes (as in the pod: leader election on)', async () => {
     const [crd] = await readManifests(join(project, 'deploy/crd.yaml'));
@@ -173,9 +173,11 @@ describe('reconcilekit init', () => {
         metadata: { name: 'a', namespace: 'default' },
         spec: { message: 'one' },
       });
-      await waitFor(() => env.client.get({ ...configMap, name: 'a-greeting' }), { timeoutMs: 20_000 });
+      await waitFor(() => env.client.get({ ...configMap, name: 'a-greeting' }), { timeoutMs: 60_000 });
       await env.client.patch({ ...ref, name: 'a' }, { spec: { message: 'two' } }, 'merge');
-      await waitFor(() => proxy.seen.some((a) => a.resource === 'configmaps' && a.verb === 'update'));
+      await waitFor(() => proxy.seen.some((a) => a.resource === 'configmaps' && a.verb === 'update'), {
+        timeoutMs: 60_000,
+      });
       // A Greeting whose ConfigMap name is too long fails: a Warning Event, aggregated on repeats, and Ready=False.
       await env.client.create({
         ...ref,
@@ -183,12 +185,16 @@ describe('reconcilekit init', () => {
         spec: { message: 'm' },
       });
       await waitFor(() => proxy.seen.some((a) => a.resource === 'events' && a.verb === 'patch'), {
-        timeoutMs: 20_000,
+        timeoutMs: 60_000,
       });
-      await waitFor(() => proxy.seen.some((a) => a.resource === 'greetings/status' && a.verb === 'patch'));
+      await waitFor(() => proxy.seen.some((a) => a.resource === 'greetings/status' && a.verb === 'patch'), {
+        timeoutMs: 60_000,
+      });
       await env.client.delete({ ...ref, name: 'x'.repeat(250) });
       await env.client.delete({ ...ref, name: 'a' });
-      await waitFor(() => proxy.seen.some((a) => a.resource === 'configmaps' && a.verb === 'delete'));
+      await waitFor(() => proxy.seen.some((a) => a.resource === 'configmaps' && a.verb === 'delete'), {
+        timeoutMs: 60_000,
+      });
       operator.kill('SIGTERM');
       expect(await exited).toBe(0);
       const { denied, unused } = checkRbac(
@@ -202,7 +208,7 @@ describe('reconcilekit init', () => {
       await env.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 90_000);
+  }, 180_000);
 });
 
 describe('reconcilekit init: bad input says what to pass', () => {
