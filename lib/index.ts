@@ -479,3 +479,8 @@ export {
   type CreateOrUpdateResult,
 } from './helpers/create-or-update.js';
 // end helpers
+export {
+  defaultHealthHost,
+  SERVICE_ACCOUNT_DIR,
+  IN_POD_HEALTH_HOST,
+} from './framework/default-health-host.js';

@@ -57,7 +57,7 @@ export interface LeaderElectionOptions {
 
 /** Where the health server listens. */
 export interface HealthServerConfig {
-  /** Bind address. Default 127.0.0.1. */
+  /** Bind address. Default 0.0.0.0 inside a pod (service-account token mounted: kubelet probes reach it), else 127.0.0.1. */
   host?: string;
   /** Port; 0 picks a free one. Default 8080. */
   port?: number;

@@ -4,13 +4,13 @@ import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { ExponentialRateLimiter, type RateLimiter } from '../queue/rate-limiter.js';
 import { defaultBackOffFactory, type BackOffFactory } from '../util/backoff.js';
+import { defaultHealthHost } from './default-health-host.js';
 import {
   DEFAULT_REQUEUE_BASE_DELAY_MS,
   DEFAULT_REQUEUE_FACTOR,
   DEFAULT_REQUEUE_MAX_DELAY_MS,
   DEFAULT_CACHE_SYNC_TIMEOUT_MS,
   DEFAULT_GRACEFUL_SHUTDOWN_MS,
-  DEFAULT_HEALTH_HOST,
   DEFAULT_HEALTH_PORT,
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_MIN_RECONCILE_INTERVAL_MS,
@@ -250,7 +250,7 @@ export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): Res
       );
     }
     const host =
-      hs.host === undefined ? DEFAULT_HEALTH_HOST : nonEmptyString(hs.host, 'config.healthServer.host');
+      hs.host === undefined ? defaultHealthHost() : nonEmptyString(hs.host, 'config.healthServer.host');
     healthServer = { host, port };
   }
 
