@@ -3,7 +3,7 @@
 // embedded server where kubectl sees it work and Ctrl-C stops it with exit 0; its manifests agree with each
 // other and its RBAC allows exactly what the operator requests.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +20,12 @@ let project: string;
 beforeAll(async () => {
   project = await consumerProject();
 }, 300_000);
+
+/** The tests that run dist/src/main.js build it when the `npm test` one did not run first (a -t filter). */
+async function ensureBuilt(): Promise<void> {
+  if (!existsSync(join(project, 'dist/src/main.js')))
+    await run('npm', ['run', 'build', '--silent'], { cwd: project });
+}
 
 describe('reconcilekit init', () => {
   it('scaffolds a project whose own `npm test` passes against the packed package', async () => {
@@ -77,6 +83,7 @@ describe('reconcilekit init', () => {
   });
 
   it('runs on `reconcilekit dev`: CRD installed, kubectl sees it work, Ctrl-C exits 0, RBAC is least privilege', async () => {
+    await ensureBuilt();
     const kubeconfig = join(project, '.reconcilekit/kubeconfig');
     rmSync(kubeconfig, { force: true });
     const kubectl = (...args: string[]) =>
@@ -137,6 +144,7 @@ describe('reconcilekit init', () => {
   }, 180_000);
 
   it('grants in deploy/rbac.yaml exactly the requests the operator makes (as in the pod: leader election on)', async () => {
+    await ensureBuilt();
     const [crd] = await readManifests(join(project, 'deploy/crd.yaml'));
     const env = await startTestEnvironment({ crds: [crd!] });
     const proxy = await startRecordingProxy(new URL(env.url));
