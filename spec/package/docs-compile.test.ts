@@ -3,7 +3,7 @@
 // `fragment`. Getting started is also run: its test passes under `node --test`, and its main script
 // reconciles a Greeting on an embedded API server and exits 0 on SIGTERM.
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
@@ -95,7 +95,9 @@ beforeAll(async () => {
   consumer = await consumerProject();
   scratch = join(consumer, `docs-${String(process.pid)}`);
   rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
+  mkdirSync(join(scratch, 'node_modules'), { recursive: true });
+  // Test examples in the docs use vitest: resolve it from this repository (the consumer does not install it).
+  symlinkSync(join(ROOT, 'node_modules/vitest'), join(scratch, 'node_modules/vitest'), 'dir');
 }, 300_000);
 
 afterAll(() => {
