@@ -382,6 +382,11 @@ export {
 } from './declarative/declarative-operator.js';
 export type { DeclarativeController, ControllerStatus } from './declarative/declarative-controller.js';
 export {
+  OperatorGroup,
+  STATUS_CHANNEL_BUFFER_SIZE,
+  type OperatorGroupOptions,
+} from './declarative/operator-group.js';
+export {
   ControllerError,
   isControllerError,
   trimErrorMessage,
