@@ -48,6 +48,8 @@ export interface ControllerRuntime {
   kubeConfigFor(view: boolean): KubeConfig;
   readonly logger: Logger;
   readonly registry: Registry | undefined;
+  /** Creates a namespace on the view server (views live in the namespace of their output). */
+  ensureViewNamespace(namespace: string, signal: AbortSignal): Promise<void>;
   /** Called with every error (the operator rate-limits what reaches its listeners). */
   report(err: ControllerError): void;
 }
@@ -199,13 +201,17 @@ export class DeclarativeControllerRuntime implements DeclarativeController {
       this.target = target;
       const scope = await rt.client.resolve(target);
       const statusSubresource = target.view ? false : await rt.client.hasSubresource(target, 'status');
-      this.writer = new TargetWriter(rt.client, {
-        ...target,
-        plural: scope.plural,
-        namespaced: scope.namespaced,
-        statusSubresource,
-        type: spec.target.type ?? 'Updater',
-      });
+      this.writer = new TargetWriter(
+        rt.client,
+        {
+          ...target,
+          plural: scope.plural,
+          namespaced: scope.namespaced,
+          statusSubresource,
+          type: spec.target.type ?? 'Updater',
+        },
+        target.view ? (ns, signal) => rt.ensureViewNamespace(ns, signal) : undefined,
+      );
     } catch (err) {
       this.critical((err as Error).message, err);
       return;

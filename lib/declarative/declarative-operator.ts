@@ -2,6 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { startApiServer, type ApiServer } from '../apiserver/index.js';
 import { ensureCrd } from '../framework/ensure-crd.js';
+import { isAlreadyExists } from '../kube/api-error.js';
 import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';
 import type { Logger } from '../observability/logger.js';
@@ -225,6 +226,16 @@ export class DeclarativeOperator {
       registry: this.options.registry,
       report: (err) => {
         this.emit(err);
+      },
+      ensureViewNamespace: async (namespace, signal) => {
+        try {
+          await views.create(
+            { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+            { signal },
+          );
+        } catch (err) {
+          if (!isAlreadyExists(err)) throw err;
+        }
       },
       close: async () => {
         await informers.stop();

@@ -45,6 +45,8 @@ export class TargetWriter {
   constructor(
     private readonly client: ObjectClient,
     private readonly target: ResolvedTarget,
+    /** Creates a namespace that a create found missing (views live in a server of their own). */
+    private readonly ensureNamespace?: (namespace: string, signal: AbortSignal) => Promise<void>,
     private readonly concurrency = DEFAULT_TARGET_WRITE_CONCURRENCY,
   ) {}
 
@@ -143,6 +145,17 @@ export class TargetWriter {
         else counts.updated++;
         return;
       } catch (err) {
+        const ns = desired?.metadata?.namespace;
+        if (
+          w.verb === 'create' &&
+          isNotFound(err) &&
+          ns !== undefined &&
+          this.ensureNamespace !== undefined &&
+          attempt === 0
+        ) {
+          await this.ensureNamespace(ns, signal);
+          continue;
+        }
         // Our cache was behind: read the object and decide again (once).
         if (
           attempt > 0 ||
