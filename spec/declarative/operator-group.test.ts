@@ -64,7 +64,7 @@ describe('OperatorGroup', () => {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: 'a', namespace: ns },
-      } as KubernetesObject);
+      });
       await waitFor(async () => (await names('op1')).length === 1 && (await names('op2')).length === 1, {
         description: 'views of both',
       });

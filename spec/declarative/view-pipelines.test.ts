@@ -174,7 +174,7 @@ describe('DeclarativeOperator on the embedded server', () => {
         metadata: { name: 's', namespace: ns },
         spec: { items: ['p', 'q', 'r'] },
       };
-      await env.client.create(itemSet as KubernetesObject);
+      await env.client.create(itemSet);
       await waitFor(async () => (await views(op, 'Item', ns)).length === 3, { description: '3 items' });
       expect((await views(op, 'Item', ns)).map((v) => [v.metadata?.name, v.spec?.items])).toEqual([
         ['s-0', 'p'],
