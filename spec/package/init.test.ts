@@ -146,7 +146,8 @@ describe('reconcilekit init', () => {
   it('grants in deploy/rbac.yaml exactly the requests the operator makes (as in the pod: leader election on)', async () => {
     await ensureBuilt();
     const [crd] = await readManifests(join(project, 'deploy/crd.yaml'));
-    const env = await startTestEnvironment({ crds: [crd!] });
+    // Plain HTTP: the recording proxy forwards HTTP (the embedded test server defaults to TLS).
+    const env = await startTestEnvironment({ crds: [crd!], tls: false });
     const proxy = await startRecordingProxy(new URL(env.url));
     const dir = mkdtempSync(join(tmpdir(), 'rk-init-rbac-'));
     try {
