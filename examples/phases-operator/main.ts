@@ -38,10 +38,14 @@ const configMapPhase: K8sPhaseReconciler<Note> = {
   async read(ctx, note, data) {
     const ref = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' };
     const name = `${note.metadata?.name ?? ''}-note`;
-    const current = await client(ctx)
-      .get<V1ConfigMap>({ ...ref, namespace: note.metadata?.namespace, name })
-      .catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
-    data.set('current', current);
+    try {
+      data.set(
+        'current',
+        await client(ctx).get<V1ConfigMap>({ ...ref, namespace: note.metadata?.namespace, name }),
+      );
+    } catch (err) {
+      if (!isNotFound(err)) throw err; // no ConfigMap yet: diff asks for create
+    }
   },
   diff(_ctx, note, data) {
     const current = data.get('current') as V1ConfigMap | undefined;
