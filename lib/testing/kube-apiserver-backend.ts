@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { createServer } from 'node:net';
@@ -174,7 +175,12 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
     const caFile = file('ca.crt', ca.cert);
     const certFile = file('apiserver.crt', serving.cert);
     const keyFile = file('apiserver.key', serving.key);
+    // kube-apiserver verifies tokens with a public key (PKIX) and signs with the private one (PKCS#8).
     const saKeyFile = file('sa.key', serviceAccountKey);
+    const saPublicKeyFile = file(
+      'sa.pub',
+      createPublicKey(serviceAccountKey).export({ type: 'spki', format: 'pem' }).toString(),
+    );
     const etcdUrl = `http://127.0.0.1:${String(etcdPort)}`;
     const peerUrl = `http://127.0.0.1:${String(peerPort)}`;
     const etcd = new SupervisedProcess('etcd', assets.etcd, [
@@ -205,7 +211,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       `--tls-cert-file=${certFile}`,
       `--tls-private-key-file=${keyFile}`,
       `--client-ca-file=${caFile}`,
-      `--service-account-key-file=${saKeyFile}`,
+      `--service-account-key-file=${saPublicKeyFile}`,
       `--service-account-signing-key-file=${saKeyFile}`,
       '--service-account-issuer=https://kubernetes.default.svc',
       '--service-cluster-ip-range=10.0.0.0/24',
