@@ -130,7 +130,8 @@ export function forbidden(message: string, d?: StatusDetails): ApiError {
 }
 
 export function pathNotFound(): ApiError {
-  return new ApiError(failureStatus(404, 'NotFound', 'the server could not find the requested resource'));
+  // kube-apiserver's NewGenericServerResponse carries an empty details object here.
+  return new ApiError(failureStatus(404, 'NotFound', 'the server could not find the requested resource', {}));
 }
 
 export function methodNotAllowed(
@@ -154,7 +155,7 @@ export function requestEntityTooLarge(limit: number): ApiError {
 }
 
 export function unsupportedMediaType(message: string): ApiError {
-  return new ApiError(failureStatus(415, 'UnsupportedMediaType', message));
+  return new ApiError(failureStatus(415, 'UnsupportedMediaType', message, {}));
 }
 
 export function internalError(message: string): ApiError {

@@ -76,6 +76,22 @@ describe('client-node against the API server', () => {
   it('starts an informer on an empty, quiet resource in under a second', async () => {
     const empty = uniqueName('empty');
     await core.createNamespace({ body: { metadata: { name: empty } } });
+    if (E2E) {
+      // kube-apiserver 1.34 answers a just-created CRD's resource with 429 "storage is (re)initializing"
+      // until its watch cache is ready, and client-node's informer stops at its first error (it does not
+      // retry). Wait for the storage first; docs/apiserver.md lists the difference.
+      await eventually(
+        () =>
+          custom
+            .listNamespacedCustomObject({ group, version: 'v1', namespace: empty, plural: 'widgets' })
+            .then(
+              () => true,
+              () => false,
+            ),
+        15_000,
+        'widget storage',
+      );
+    }
     const informer = widgetInformer(empty);
     const started = Date.now();
     await informer.start();

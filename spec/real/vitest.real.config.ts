@@ -12,6 +12,13 @@ export default defineConfig({
       'spec/apiserver/client-node.test.ts',
       'spec/real/**/*.test.ts',
       'spec/testing/kube-apiserver-backend.test.ts',
+      // The example operators through reconcilekit/testing, whose startTestEnvironment follows
+      // RECONCILEKIT_TEST_BACKEND=kubeconfig: each test environment gets its own namespace on the shared server.
+      'spec/examples/greeting-operator/*.test.ts',
+      'spec/examples/greeting-controller/*.test.ts',
+      'spec/examples/informer-controller/*.test.ts',
+      'spec/examples/phases-operator/*.test.ts',
+      'spec/declarative/operator-group.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -14,9 +14,9 @@ const greeting = {
   apiVersion: 'example.com/v1',
   kind: 'Greeting',
   plural: 'greetings',
-  namespace: 'default',
+  namespace: '',
 };
-const configMap = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: 'default' };
+const configMap = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: '' };
 
 let env: TestEnvironment;
 let workDir: string;
@@ -25,6 +25,8 @@ let output = '';
 
 beforeAll(async () => {
   env = await startTestEnvironment({ crds: ['examples/greeting-controller/crd.yaml'] });
+  // A namespace of its own, so the spec also runs on a shared cluster (`make test-real`).
+  greeting.namespace = configMap.namespace = await env.createNamespace('greeting');
   workDir = await mkdtemp(join(tmpdir(), 'greeting-controller-'));
   const kubeconfig = join(workDir, 'kubeconfig');
   await writeFile(kubeconfig, env.kubeconfigYaml);
@@ -46,7 +48,7 @@ it('creates and updates the ConfigMap of a Greeting, restores it when deleted, a
   await env.client.create({
     apiVersion: 'example.com/v1',
     kind: 'Greeting',
-    metadata: { name: 'hello', namespace: 'default' },
+    metadata: { name: 'hello', namespace: greeting.namespace },
     spec: { message: 'Hello!' },
   } as KubernetesObject);
   const created = await waitFor(() => env.client.get<V1ConfigMap>({ ...configMap, name: 'hello-greeting' }), {

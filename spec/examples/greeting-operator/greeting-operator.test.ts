@@ -11,6 +11,8 @@ let framework: Framework<Greeting>;
 beforeAll(async () => {
   // An embedded API server on 127.0.0.1 with the Greeting CRD installed and Established.
   env = await startTestEnvironment({ crds: ['examples/greeting-operator/crd.yaml'] });
+  // A namespace of its own, so the spec also runs on a shared cluster (`make test-real`).
+  greeting.namespace = configMap.namespace = await env.createNamespace('greeting');
   framework = new Framework<Greeting>({
     name: 'greeting-operator',
     kubeConfig: env.kubeConfig,
@@ -30,9 +32,9 @@ const greeting = {
   apiVersion: 'example.com/v1',
   kind: 'Greeting',
   plural: 'greetings',
-  namespace: 'default',
+  namespace: '',
 };
-const configMap = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: 'default' };
+const configMap = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: '' };
 
 afterEach(async () => {
   await env.client.delete({ ...greeting, name: 'hello' }).catch(() => undefined);
@@ -42,7 +44,7 @@ it('creates, updates and deletes the ConfigMap of a Greeting', async () => {
   await env.client.create({
     apiVersion: 'example.com/v1',
     kind: 'Greeting',
-    metadata: { name: 'hello', namespace: 'default' },
+    metadata: { name: 'hello', namespace: greeting.namespace },
     spec: { message: 'Hello!' },
   } as KubernetesObject);
 
