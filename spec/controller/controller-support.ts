@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { Harness } from '../framework/harness.js';
+import { API_VERSION, type Harness } from '../framework/harness.js';
 
 export {
   eventually,
@@ -45,7 +45,7 @@ export async function eventsAbout(h: Harness, name: string): Promise<{ type?: st
 export async function gone(h: Harness, name: string): Promise<boolean> {
   try {
     await h.client.get({
-      apiVersion: 'test.reconcilekit.io/v1',
+      apiVersion: API_VERSION,
       kind: 'Widget',
       plural: 'widgets',
       namespace: 'default',

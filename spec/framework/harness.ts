@@ -1,10 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '../../lib/apiserver/index.js';
+import { isNotFound } from '../../lib/kube/api-error.js';
 import { ObjectClient } from '../../lib/kube/object-client.js';
+import { REAL_BACKEND } from '../real/real-backend.js';
 import type { ReconcileContext } from '../../lib/context/reconcile-context.js';
 import type { Resource } from '../../lib/resource/resource.js';
 
-export const GROUP = 'test.reconcilekit.io';
+// On the shared kube-apiserver of `make test-real` every spec file gets a Widget group of its own (the
+// module is loaded once per file), so files never see each other's objects.
+export const GROUP = REAL_BACKEND
+  ? `t${randomBytes(3).toString('hex')}.test.reconcilekit.io`
+  : 'test.reconcilekit.io';
 export const API_VERSION = `${GROUP}/v1`;
 export const KIND = 'Widget';
 export const WIDGET = { apiVersion: API_VERSION, kind: KIND, plural: 'widgets' } as const;
@@ -33,8 +40,13 @@ export interface Widget extends KubernetesObject {
   spec?: Record<string, unknown>;
 }
 
-/** An embedded API server with the Widget CRD installed, and a client on it. */
+/**
+ * An API server with the Widget CRD installed, and a client on it: a fresh embedded server per harness, or,
+ * under `make test-real`, the shared kube-apiserver of KUBECONFIG, left clean for the next test by
+ * `close()`.
+ */
 export interface Harness {
+  /** The embedded server. On the real backend there is none: a spec that needs it skips itself there. */
   server: ApiServer;
   kubeConfig: KubeConfig;
   client: ObjectClient;
@@ -42,19 +54,13 @@ export interface Harness {
 }
 
 export async function startHarness(): Promise<Harness> {
+  if (REAL_BACKEND) return startRealHarness();
   const server = await startApiServer({ host: '127.0.0.1', port: 0 });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(server.kubeconfig);
   const client = new ObjectClient({ kubeConfig });
   await client.create(WIDGET_CRD);
-  for (let i = 0; i < 100; i++) {
-    try {
-      await client.resolve(WIDGET);
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
+  await waitForWidgets(client);
   return {
     server,
     kubeConfig,
@@ -64,6 +70,77 @@ export async function startHarness(): Promise<Harness> {
       await server.close();
     },
   };
+}
+
+async function waitForWidgets(client: ObjectClient): Promise<void> {
+  for (let i = 0; i < 250; i++) {
+    try {
+      await client.resolve(WIDGET);
+      // kube-apiserver answers 429 "storage is (re)initializing" until the new resource's watch cache is ready.
+      await client.list({ ...WIDGET, namespace: 'default' });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+/** What the specs leave behind in `default` on a shared server, besides widgets. */
+const LEFTOVERS = [
+  { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' },
+  { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
+  { apiVersion: 'v1', kind: 'Event', plural: 'events' },
+  { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases' },
+] as const;
+
+async function startRealHarness(): Promise<Harness> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromDefault();
+  const client = new ObjectClient({ kubeConfig });
+  await client.create(WIDGET_CRD).catch((e: unknown) => {
+    if ((e as { code?: number }).code !== 409) throw e;
+  });
+  await waitForWidgets(client);
+  const server = new Proxy({} as ApiServer, {
+    get(_target, property) {
+      throw new Error(`harness.server.${String(property)}: this spec needs the embedded API server`);
+    },
+  });
+  return {
+    server,
+    kubeConfig,
+    client,
+    async close() {
+      // Widgets first, their finalizers removed so nothing waits on a stopped operator; then the rest.
+      const widgets = await client.list<Widget>({ ...WIDGET, namespace: undefined });
+      await Promise.all(
+        widgets.items.map(async (w) => {
+          const at = {
+            ...WIDGET,
+            namespace: w.metadata?.namespace ?? 'default',
+            name: w.metadata?.name ?? '',
+          };
+          await client.patch(at, { metadata: { finalizers: null } }, 'merge').catch(ignoreNotFound);
+          await client.delete(at).catch(ignoreNotFound);
+        }),
+      );
+      for (const kind of LEFTOVERS) {
+        const list = await client.list({ ...kind, namespace: 'default' });
+        await Promise.all(
+          list.items.map((o) =>
+            client
+              .delete({ ...kind, namespace: 'default', name: o.metadata?.name ?? '' })
+              .catch(ignoreNotFound),
+          ),
+        );
+      }
+      client.close();
+    },
+  };
+}
+
+function ignoreNotFound(e: unknown): void {
+  if (!isNotFound(e)) throw e;
 }
 
 export function widget(

@@ -27,6 +27,7 @@ import {
   type Harness,
   type Widget,
 } from './support.js';
+import { GROUP } from '../framework/harness.js';
 
 describe('InformerController on the embedded API server', () => {
   let h: Harness;
@@ -317,7 +318,7 @@ describe('InformerController on the embedded API server', () => {
     expect(cast).toMatchObject({
       namespace: 'default',
       name: 'untyped',
-      group: 'test.reconcilekit.io',
+      group: GROUP,
       kind: 'Widget',
     });
     expect(ok.sort()).toEqual(['fine', 'rejects', 'sync-throw']);

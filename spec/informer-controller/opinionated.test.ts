@@ -21,6 +21,7 @@ import {
   type Harness,
   type Widget,
 } from './support.js';
+import { GROUP } from '../framework/harness.js';
 
 const FIN = 'test.reconcilekit.io/widgets';
 
@@ -119,8 +120,8 @@ describe('OpinionatedReconciler and OpinionatedWatcher', () => {
       await c.start();
       return c;
     };
-    const fin = defaultFinalizerSupplier({ group: 'test.reconcilekit.io', version: 'v1', kind: 'Widget' });
-    expect(fin).toBe('operator.v1.Widget.test.reconcilekit.io');
+    const fin = defaultFinalizerSupplier({ group: GROUP, version: 'v1', kind: 'Widget' });
+    expect(fin).toBe(`operator.v1.Widget.${GROUP}`);
     const c1 = await start();
     await h.client.create(widget('w1', {}, { v: 1 }));
     await eventually(async () => (await h.client.get<Widget>(ref('w1'))).metadata?.finalizers?.includes(fin));

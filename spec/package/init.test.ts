@@ -30,8 +30,8 @@ async function ensureBuilt(): Promise<void> {
 describe('reconcilekit init', () => {
   it('scaffolds a project whose own `npm test` passes against the packed package', async () => {
     const { stdout } = await run('npm', ['test', '--silent'], { cwd: project, timeout: 120_000 });
-    expect(stdout).toMatch(/# pass 1\b/);
-    expect(stdout).toMatch(/# fail 0\b/);
+    expect(stdout).toMatch(/(?:#|ℹ) pass 1\b/);
+    expect(stdout).toMatch(/(?:#|ℹ) fail 0\b/);
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     expect(pkg.type).toBe('module');
     expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'test', 'start', 'dev']));

@@ -19,6 +19,21 @@ export default defineConfig({
       'spec/examples/informer-controller/*.test.ts',
       'spec/examples/phases-operator/*.test.ts',
       'spec/declarative/operator-group.test.ts',
+      // The engine's integration specs through spec/framework/harness.ts, which on this backend gives each
+      // file a Widget group of its own and cleans up after each test; the tests that need the embedded
+      // server (fault injection) skip themselves by name.
+      'spec/framework/framework-flow.test.ts',
+      'spec/framework/framework-finalizers.test.ts',
+      'spec/framework/same-name-recreate.test.ts',
+      'spec/framework/framework-error-condition.test.ts',
+      'spec/framework/framework-watch.test.ts',
+      'spec/framework/hung-reconcile.test.ts',
+      'spec/framework/framework-leader.test.ts',
+      'spec/framework/burst-coalescing.test.ts',
+      'spec/framework/framework-drop-in.test.ts',
+      'spec/controller/controller.test.ts',
+      'spec/controller/controller-bad-input.test.ts',
+      'spec/informer-controller/*.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 120_000,

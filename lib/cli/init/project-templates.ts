@@ -23,7 +23,7 @@ export function packageJsonFile(n: ProjectNames, deps: DependencyRanges): string
     engines: { node: '>=20.19' },
     scripts: {
       build: 'tsc -p tsconfig.json',
-      test: 'npm run build && node --test dist/test/',
+      test: 'npm run build && node --test dist/test/*.test.js',
       start: 'node dist/src/main.js',
       dev: 'npm run build && reconcilekit dev dist/src/main.js --crds deploy/crd.yaml',
     },
