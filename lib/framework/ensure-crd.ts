@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { isAlreadyExists, isApiError, isNotFound } from '../kube/api-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { Logger } from '../observability/logger.js';
 import { sleep } from '../util/sleep.js';
@@ -14,8 +15,11 @@ interface CrdCondition {
   message?: string;
 }
 
-/** Thrown when the API server refuses the CRD's names (NamesAccepted=False): a conflict to fix by hand. */
-export class CrdNamesNotAcceptedError extends Error {
+/**
+ * Thrown when the API server refuses the CRD's names (NamesAccepted=False): a conflict to fix by hand, so
+ * start() fails with it instead of retrying. An {@link InvalidConfigError}.
+ */
+export class CrdNamesNotAcceptedError extends InvalidConfigError {
   override readonly name = 'CrdNamesNotAcceptedError';
 }
 
@@ -27,7 +31,8 @@ const CRD_REF = {
 
 /**
  * Creates `crd` unless it exists, then waits until its `Established` condition is True (the kind is
- * served). Never deletes or updates an existing CRD. Aborts with `signal`.
+ * served). Never deletes or updates an existing CRD. Aborts with `signal`. A CRD the server rejects (400,
+ * 422) or whose names it does not accept is an {@link InvalidConfigError}.
  */
 export async function ensureCrd(
   client: ObjectClient,
@@ -45,6 +50,13 @@ export async function ensureCrd(
     try {
       await client.create({ ...crd, apiVersion: CRD_REF.apiVersion, kind: CRD_REF.kind }, { signal });
     } catch (createErr) {
+      if (isApiError(createErr) && (createErr.code === 400 || createErr.code === 422)) {
+        // No retry fixes a CRD the server rejects: fail start() with what to change.
+        throw new InvalidConfigError(
+          `config.crd ${name} is rejected by the API server: ${createErr.message}; fix config.crd`,
+          { cause: createErr },
+        );
+      }
       if (!isAlreadyExists(createErr)) throw createErr;
     }
   }

@@ -1,3 +1,4 @@
+import { isInvalidConfig } from '../errors/invalid-config-error.js';
 import type { Logger } from '../observability/logger.js';
 import { sleep } from '../util/sleep.js';
 import { explainApiError } from './explain-api-error.js';
@@ -10,7 +11,7 @@ export const RETRY_MAX_DELAY_MS = 10_000;
 /**
  * Runs `fn` until it succeeds or `signal` aborts (then rethrows the last error). Each distinct failure
  * is logged once, with its fix ({@link explainApiError}): a missing CRD or RBAC rule gives one clear
- * line, not one per retry.
+ * line, not one per retry. An {@link InvalidConfigError} is thrown at once.
  */
 export async function retryWithHints<T>(
   what: string,
@@ -23,7 +24,8 @@ export async function retryWithHints<T>(
     try {
       return await fn();
     } catch (err) {
-      if (signal.aborted) throw err;
+      // A configuration the server rejects does not heal by retrying: fail now, with what to fix.
+      if (signal.aborted || isInvalidConfig(err)) throw err;
       const line = explainApiError(err, what);
       if (line !== lastLine) logger.error(line, { err });
       lastLine = line;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REAL_BACKEND } from '../real/real-backend.js';
 import { cacheKey } from '../../lib/framework/context-keys.js';
+import { InvalidConfigError } from '../../lib/errors/invalid-config-error.js';
 import { Framework } from '../../lib/framework/framework.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { ResourceSet } from '../../lib/router/resource-set.js';
@@ -160,6 +161,27 @@ describe('Framework watches on the embedded API server', () => {
       metadata: { name: 'g', namespace: 'default' },
     });
     await eventually(() => recorder.count('create') === 1);
+  });
+
+  it('fails start at once with an InvalidConfigError naming the fix when the server rejects its CRD', async () => {
+    const badCrd = structuredClone(WIDGET_CRD) as any;
+    badCrd.metadata.name = `gizmos.elsewhere.${GROUP}`; // must be <plural>.<group>
+    badCrd.spec.names = { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' };
+    fw = new Framework<Widget>({
+      name: 'gizmos',
+      kubeConfig: h.kubeConfig,
+      crd: badCrd,
+      resource: { apiVersion: WIDGET.apiVersion, kind: 'Gizmo' },
+      resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
+      logger: createLogger({ silent: true }),
+    });
+    const started = Date.now();
+    const err = await fw.start().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidConfigError);
+    expect((err as Error).message).toMatch(
+      /config\.crd gizmos\.elsewhere\..* is rejected by the API server: .*fix config\.crd/,
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('keeps retrying while the kind is not served, with one clear log line, and fails start after the sync timeout', async () => {
