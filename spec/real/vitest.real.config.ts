@@ -34,6 +34,11 @@ export default defineConfig({
       'spec/controller/controller.test.ts',
       'spec/controller/controller-bad-input.test.ts',
       'spec/informer-controller/*.test.ts',
+      // The reliability scenarios that need no fault injection and no server restart, through
+      // spec/reliability/support/cluster.ts (a Gadget group of its own, cleaned up after each scenario).
+      'spec/reliability/bad-input.test.ts',
+      'spec/reliability/failover.test.ts',
+      'spec/reliability/crash-safety.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -23,6 +23,7 @@ const CHILD_SOURCES = [
   'support/gadget.ts',
   'support/side-effect-log.ts',
   'support/child-protocol.ts',
+  '../real/real-backend.ts',
 ];
 
 let built: string | undefined;

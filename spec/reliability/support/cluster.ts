@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
@@ -17,6 +17,7 @@ import {
   type Gadget,
 } from './gadget.js';
 import type { SideEffectLog } from './side-effect-log.js';
+import { REAL_BACKEND } from '../../real/real-backend.js';
 
 /** A scratch directory for one scenario (external files, logs, data file, kubeconfig). */
 export function scratchDir(prefix: string): string {
@@ -70,6 +71,7 @@ export function kubeConfigOf(server: ApiServer): KubeConfig {
 
 /** Starts a server (options as startApiServer's), installs the Gadget CRD and waits until it is served. */
 export async function startCluster(dir: string, options: ApiServerOptions = {}): Promise<Cluster> {
+  if (REAL_BACKEND) return startRealCluster(dir);
   const server = await startApiServer({ host: '127.0.0.1', port: 0, ...options });
   const faults: FaultCounts = { total: 0, byKind: {} };
   countFaults(server, faults);
@@ -92,6 +94,72 @@ export async function startCluster(dir: string, options: ApiServerOptions = {}):
     async close() {
       client.close();
       await server.close();
+    },
+  };
+}
+
+/**
+ * The shared kube-apiserver of `make test-real` (KUBECONFIG) as a Cluster: no embedded server (a scenario
+ * that needs one is not run there), no faults; `close()` leaves no Gadget, child or Lease behind.
+ */
+async function startRealCluster(dir: string): Promise<Cluster> {
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  copyFileSync(process.env.KUBECONFIG ?? '', kubeconfigPath);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  const client = new ObjectClient({ kubeConfig, userAgent: 'reliability-driver' });
+  try {
+    await client.create(GADGET_CRD);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+  // Served, and past kube-apiserver's 429 "storage is (re)initializing" for a new resource.
+  await eventually(
+    () => client.list({ ...GADGET, namespace: 'default' }),
+    15_000,
+    'the Gadget CRD to be served',
+  );
+  const server = new Proxy({} as ApiServer, {
+    get(_target, property) {
+      throw new Error(`cluster.server.${String(property)}: this scenario needs the embedded API server`);
+    },
+  });
+  return {
+    server,
+    kubeConfig,
+    kubeconfigPath,
+    client,
+    faults: { total: 0, byKind: {} },
+    async close() {
+      const gone = (err: unknown): void => {
+        if (!isNotFound(err)) throw err;
+      };
+      const gadgets = await client.list<Gadget>({ ...GADGET, namespace: undefined });
+      await Promise.all(
+        gadgets.items.map(async (g) => {
+          const at = {
+            ...GADGET,
+            namespace: g.metadata?.namespace ?? 'default',
+            name: g.metadata?.name ?? '',
+          };
+          await client.patch(at, { metadata: { finalizers: null } }, 'merge').catch(gone);
+          await client.delete(at).catch(gone);
+        }),
+      );
+      for (const kind of [
+        { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' },
+        { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
+        { apiVersion: 'v1', kind: 'Event', plural: 'events' },
+        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases' },
+      ]) {
+        const list = await client.list({ ...kind, namespace: 'default' });
+        await Promise.all(
+          list.items.map((o) =>
+            client.delete({ ...kind, namespace: 'default', name: o.metadata?.name ?? '' }).catch(gone),
+          ),
+        );
+      }
+      client.close();
     },
   };
 }

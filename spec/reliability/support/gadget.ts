@@ -1,11 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { REAL_BACKEND } from '../../real/real-backend.js';
+
+// On the shared kube-apiserver of `make test-real` the Gadget gets a group of its own per run of a spec
+// process; child operator processes inherit it through the environment.
+const GROUP_ENV = 'RELIABILITY_GADGET_GROUP';
+if (REAL_BACKEND && process.env[GROUP_ENV] === undefined) {
+  process.env[GROUP_ENV] = `r${randomBytes(3).toString('hex')}.reliability.reconcilekit.io`;
+}
 
 /**
  * The Gadget: the custom resource of the reliability scenarios' test operator. Its CRD keeps unknown
  * fields and has no schema, on purpose: objects with wrong types or missing fields reach the operator
  * (as objects written before a schema was tightened do), which must fail them one by one.
  */
-export const GADGET_GROUP = 'reliability.reconcilekit.io';
+export const GADGET_GROUP = process.env[GROUP_ENV] ?? 'reliability.reconcilekit.io';
 export const GADGET_API_VERSION = `${GADGET_GROUP}/v1`;
 export const GADGET_KIND = 'Gadget';
 export const GADGET_PLURAL = 'gadgets';
