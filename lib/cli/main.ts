@@ -1,6 +1,7 @@
 import { runApiServerCommand } from './apiserver-command.js';
 import { runDevCommand } from './dev-command.js';
 import { runInitCommand } from './init-command.js';
+import { runRunSpecCommand } from './run-spec-command.js';
 
 const USAGE = `usage: reconcilekit <command> [--help]
 
@@ -8,6 +9,7 @@ commands:
   init <dir>        scaffold a new operator project (CRD, operator, test, Dockerfile, deploy manifests)
   dev <entry.js>    run your operator against an embedded API server (or KUBECONFIG's cluster), CRDs installed
   apiserver         run the embedded API server
+  run-spec <f.yaml> run a declarative operator (YAML: sources, pipeline, target) until Ctrl-C
 `;
 
 const io = {
@@ -40,10 +42,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (command === 'init') return runInitCommand(rest, io);
-  if (command === 'apiserver' || command === 'dev') {
+  if (command === 'apiserver' || command === 'dev' || command === 'run-spec') {
     const stop = signalsToAbort();
     try {
-      const run = command === 'dev' ? runDevCommand : runApiServerCommand;
+      const run =
+        command === 'dev' ? runDevCommand : command === 'run-spec' ? runRunSpecCommand : runApiServerCommand;
       return await run(rest, { ...io, stopSignal: stop.signal });
     } finally {
       stop.dispose();
