@@ -60,7 +60,7 @@ export function parseRunSpecArgs(args: readonly string[], cwd = process.cwd()): 
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined || value === '') throw new UsageError(`${flag} needs a value`);
     if (flag === '--kubeconfig') kubeconfig = resolve(cwd, value);
-    else if (flag === '--port') {
+    else {
       port = Number(value);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new UsageError(`--port must be 0..65535, got "${value}"`);

@@ -42,9 +42,16 @@ function runSpec(args: string[], cwd = dir): Run {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exit = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+  const collect = (d: Buffer): void => {
+    out += d.toString();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exit = new Promise<number | null>((ok) => {
+    child.on('exit', (code) => {
+      ok(code);
+    });
+  });
   return { child, output: () => out, exit };
 }
 
