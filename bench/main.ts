@@ -17,6 +17,7 @@ const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<Wor
   3: async () => (await import('./workloads/burst-coalescing.js')).runBurstCoalescing,
   4: async () => (await import('./workloads/memory.js')).runMemory,
   5: async () => (await import('./workloads/apiserver-speed.js')).runApiServerSpeed,
+  6: async () => (await import('./workloads/declarative.js')).runDeclarative,
 };
 
 /** The machine a run happened on, for the report. */
@@ -56,7 +57,8 @@ async function main(): Promise<number> {
       : process.env.KUBECONFIG;
   const systems = values.systems?.split(',');
   const ctx: BenchContext = { sizes, mode, clusterKubeconfig, profileDir, systems };
-  const only = values.only === undefined ? [1, 2, 3, 4, 5] : values.only.split(',').map(Number);
+  const only =
+    values.only === undefined ? Object.keys(WORKLOADS).map(Number) : values.only.split(',').map(Number);
   const info = machine();
   progress(
     `reconcilekit bench (${mode}): workloads ${only.join(', ')} on ${String(info.cpus)} × ${String(info.cpuModel)}, node ${process.version}` +
@@ -75,7 +77,7 @@ async function main(): Promise<number> {
   const results: WorkloadResult[] = [];
   for (const id of only) {
     const load = WORKLOADS[id];
-    if (load === undefined) throw new Error(`unknown workload ${id} (1–5)`);
+    if (load === undefined) throw new Error(`unknown workload ${id} (${Object.keys(WORKLOADS).join(', ')})`);
     const run = await load();
     const result = await run(ctx);
     results.push(result);
