@@ -1,9 +1,15 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeclarativeOperator, type ControllerError, type OperatorSpec } from '../../lib/index.js';
+import {
+  DeclarativeOperator,
+  isAlreadyExists,
+  ObjectClient,
+  type ControllerError,
+  type OperatorSpec,
+} from '../../lib/index.js';
 import { startTestEnvironment, waitFor, type TestEnvironment } from '../../lib/testing/index.js';
 
 let env: TestEnvironment;
@@ -11,6 +17,7 @@ beforeAll(async () => {
   env = await startTestEnvironment();
 });
 afterAll(async () => {
+  for (const client of viewClients.values()) client.close();
   await env.close();
 });
 
@@ -18,9 +25,42 @@ interface View extends KubernetesObject {
   spec?: Record<string, unknown>;
 }
 
+const viewClients = new Map<DeclarativeOperator, ObjectClient>();
+
+/**
+ * A client on the operator's view server: the environment's own server on the embedded backend; on a real
+ * cluster (`make test-real`) the embedded view server the operator started.
+ */
+function viewClient(op: DeclarativeOperator): ObjectClient {
+  const server = op.viewServer;
+  if (env.apiServer !== undefined || server === undefined) return env.client;
+  let client = viewClients.get(op);
+  if (client === undefined) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(server.kubeconfig);
+    client = new ObjectClient({ kubeConfig });
+    viewClients.set(op, client);
+  }
+  return client;
+}
+
+/** Creates a view object as a user would; on a separate view server its namespace is made first. */
+async function createView(op: DeclarativeOperator, view: KubernetesObject): Promise<void> {
+  const client = viewClient(op);
+  const namespace = view.metadata?.namespace;
+  if (client !== env.client && namespace !== undefined) {
+    await client
+      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })
+      .catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
+  }
+  await client.create(view);
+}
+
 async function views(op: DeclarativeOperator, kind: string, namespace: string): Promise<View[]> {
   try {
-    const list = await env.client.list<View>({ apiVersion: `${op.viewGroup}/v1alpha1`, kind, namespace });
+    const list = await viewClient(op).list<View>({ apiVersion: `${op.viewGroup}/v1alpha1`, kind, namespace });
     return list.items.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   } catch {
     return [];
@@ -174,14 +214,14 @@ describe('DeclarativeOperator on the embedded server', () => {
         metadata: { name: 's', namespace: ns },
         spec: { items: ['p', 'q', 'r'] },
       };
-      await env.client.create(itemSet);
+      await createView(op, itemSet);
       await waitFor(async () => (await views(op, 'Item', ns)).length === 3, { description: '3 items' });
       expect((await views(op, 'Item', ns)).map((v) => [v.metadata?.name, v.spec?.items])).toEqual([
         ['s-0', 'p'],
         ['s-1', 'q'],
         ['s-2', 'r'],
       ]);
-      await env.client.patch(
+      await viewClient(op).patch(
         { apiVersion: itemSet.apiVersion, kind: 'ItemSet', namespace: ns, name: 's' },
         { spec: { items: ['p', 'q'] } },
         'merge',
@@ -293,7 +333,7 @@ describe('DeclarativeOperator on the embedded server', () => {
     const op = await running(spec, 'd7');
     try {
       const wishRef = { apiVersion: `${op.viewGroup}/v1alpha1`, kind: 'Wish', namespace: ns, name: 'w' };
-      await env.client.create({
+      await createView(op, {
         apiVersion: wishRef.apiVersion,
         kind: 'Wish',
         metadata: { name: 'w', namespace: ns },
@@ -320,7 +360,7 @@ describe('DeclarativeOperator on the embedded server', () => {
       expect(patched.data).toEqual({ own: 'P', other: 'untouched' });
       expect(patched.metadata?.annotations).toEqual({ by: 'patcher' });
       // The Patcher's output goes away: exactly its fields are nulled.
-      await env.client.patch(wishRef, { spec: { patch: null } }, 'merge');
+      await viewClient(op).patch(wishRef, { spec: { patch: null } }, 'merge');
       const after = await waitFor(
         async () => {
           const o = await env.client.get<Cm>(ref('patched'));
@@ -331,7 +371,7 @@ describe('DeclarativeOperator on the embedded server', () => {
       expect(after.data).toEqual({ other: 'untouched' });
       expect(after.metadata?.annotations).toBeUndefined();
       // The Updater's output goes away: its object is deleted.
-      await env.client.delete(wishRef);
+      await viewClient(op).delete(wishRef);
       await waitFor(
         async () =>
           env.client.get(ref('out')).then(

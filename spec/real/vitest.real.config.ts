@@ -19,6 +19,7 @@ export default defineConfig({
       'spec/examples/informer-controller/*.test.ts',
       'spec/examples/phases-operator/*.test.ts',
       'spec/declarative/operator-group.test.ts',
+      'spec/declarative/view-pipelines.test.ts',
       // The engine's integration specs through spec/framework/harness.ts, which on this backend gives each
       // file a Widget group of its own and cleans up after each test; the tests that need the embedded
       // server (fault injection) skip themselves by name.
