@@ -34,6 +34,8 @@ export {
   AlreadyOwnedError,
   isAlreadyOwned,
   retrySoonDelay,
+  KindNotServedError,
+  isKindNotServed,
 } from './errors/index.js';
 export { ReconcileContext, type ReconcileContextOptions } from './context/reconcile-context.js';
 export { defineContextKey, type ContextKey } from './context/context-key.js';

@@ -40,6 +40,12 @@ export class RoutingObjectClient extends ObjectClient {
   override hasSubresource(ref: { apiVersion: string; kind: string }, subresource: string): Promise<boolean> {
     return this.route(ref.apiVersion).hasSubresource(ref, subresource);
   }
+  override definingCrds(apiVersion: string): Promise<KubernetesObject[]> {
+    return this.route(apiVersion).definingCrds(apiVersion);
+  }
+  override servedKinds(apiVersion: string): Promise<string[]> {
+    return this.route(apiVersion).servedKinds(apiVersion);
+  }
   override path(ref: ResourceRef, name?: string, subresource?: string): Promise<string> {
     return this.route(ref.apiVersion).path(ref, name, subresource);
   }

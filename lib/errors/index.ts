@@ -11,3 +11,4 @@ export {
 } from './condition-locked-error.js';
 export { AlreadyOwnedError, isAlreadyOwned } from './already-owned-error.js';
 export { retrySoonDelay } from './retry-soon.js';
+export { KindNotServedError, isKindNotServed } from './kind-not-served-error.js';

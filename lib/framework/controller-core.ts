@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { ReconcileContext } from '../context/reconcile-context.js';
-import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { InvalidConfigError, isInvalidConfig } from '../errors/invalid-config-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import { LeaderElector } from '../leader/leader-elector.js';
 import { ControllerMetrics } from '../observability/controller-metrics.js';
@@ -12,6 +12,7 @@ import type { Logger } from '../observability/logger.js';
 import type { WorkQueue } from '../queue/work-queue.js';
 import { jitter } from '../util/jitter.js';
 import { sleep } from '../util/sleep.js';
+import { CacheSyncTimeoutError } from '../watch/informer.js';
 import { InformerCache } from '../watch/informer-cache.js';
 import type { Store } from '../watch/store.js';
 import { cacheKey, clientKey, eventRecorderKey } from './context-keys.js';
@@ -308,6 +309,32 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     }
   }
 
+  /** Ensures the CRD (config.crd) and starts every watch; resolves once all caches are synced. */
+  private async syncSources(deadline: AbortSignal): Promise<void> {
+    const c = this.config;
+    if (this.client !== undefined && c.crd !== undefined) {
+      const client = this.client;
+      const crd = c.crd;
+      await retryWithHints('ensuring the CustomResourceDefinition', this.logger, deadline, () =>
+        ensureCrd(client, crd, this.logger, deadline),
+      );
+    }
+    if (this.client !== undefined && this.sources !== undefined && c.resource !== undefined) {
+      await this.sources.start(
+        this.client,
+        {
+          resource: c.resource,
+          owns: c.owns,
+          watches: this.parts.watches ?? [],
+          predicates: this.parts.predicates ?? [],
+        },
+        this.sourceHandlers(),
+        deadline,
+        c.cacheSyncTimeoutMs,
+      );
+    }
+  }
+
   private async run(): Promise<void> {
     const c = this.config;
     const signal = this.lifetime.signal;
@@ -331,26 +358,17 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       const url = await this.health.start(signal);
       this.logger.info('health server listening', { url });
     }
-    if (this.client !== undefined && c.crd !== undefined) {
-      const client = this.client;
-      const crd = c.crd;
-      await retryWithHints('ensuring the CustomResourceDefinition', this.logger, deadline, () =>
-        ensureCrd(client, crd, this.logger, deadline),
-      );
-    }
-    if (this.client !== undefined && this.sources !== undefined && c.resource !== undefined) {
-      await this.sources.start(
-        this.client,
-        {
-          resource: c.resource,
-          owns: c.owns,
-          watches: this.parts.watches ?? [],
-          predicates: this.parts.predicates ?? [],
-        },
-        this.sourceHandlers(),
-        deadline,
-        c.cacheSyncTimeoutMs,
-      );
+    try {
+      await this.syncSources(deadline);
+    } catch (err) {
+      // The sync deadline (not stop()) ended the wait: say which kinds did not sync and why, not a bare TimeoutError.
+      if (signal.aborted || !deadline.aborted || isInvalidConfig(err)) throw err;
+      const waiting = this.sources?.unsynced() ?? [];
+      const kinds = waiting.map((w) => w.kind);
+      if (kinds.length === 0 && c.resource !== undefined) kinds.push(c.resource.kind);
+      const last =
+        waiting.find((w) => w.error !== undefined)?.error ?? (err instanceof Error ? err : undefined);
+      throw new CacheSyncTimeoutError(kinds.join(', ') || this.noun, c.cacheSyncTimeoutMs, last);
     }
     this.isSynced = true;
     this.scheduleResync();

@@ -9,7 +9,8 @@ export const RETRY_BASE_DELAY_MS = 200;
 export const RETRY_MAX_DELAY_MS = 10_000;
 
 /**
- * Runs `fn` until it succeeds or `signal` aborts (then rethrows the last error). Each distinct failure
+ * Runs `fn` until it succeeds or `signal` aborts (then rethrows the last error, also when the abort comes
+ * while waiting between attempts). Each distinct failure
  * is logged once, with its fix ({@link explainApiError}): a missing CRD or RBAC rule gives one clear
  * line, not one per retry. An {@link InvalidConfigError} is thrown at once.
  */
@@ -29,7 +30,10 @@ export async function retryWithHints<T>(
       const line = explainApiError(err, what);
       if (line !== lastLine) logger.error(line, { err });
       lastLine = line;
-      await sleep(Math.min(RETRY_BASE_DELAY_MS * 2 ** attempt, RETRY_MAX_DELAY_MS), signal);
+      // Aborted while waiting: the last failure says more than the abort (e.g. a sync timeout).
+      await sleep(Math.min(RETRY_BASE_DELAY_MS * 2 ** attempt, RETRY_MAX_DELAY_MS), signal).catch(() => {
+        throw err;
+      });
     }
   }
 }

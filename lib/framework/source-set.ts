@@ -7,6 +7,7 @@ import { objectKey, type Store } from '../watch/store.js';
 import type { FrameworkResource, OwnedResource } from './framework-config.js';
 import { ownerKeys } from './owner-keys.js';
 import type { Predicate, SourceEvent } from './predicates.js';
+import { resolveServedKind } from './resolve-served-kind.js';
 import { retryWithHints } from './retry-with-hints.js';
 import { mappedKeys, type WatchSource } from './watch-source.js';
 
@@ -100,12 +101,13 @@ export class SourceSet<Obj extends KubernetesObject> {
     syncTimeoutMs: number,
   ): Promise<void> {
     const { resource } = spec;
-    const resolved = await retryWithHints(
-      `watching ${resource.kind} (${resource.apiVersion})`,
-      this.logger,
-      deadline,
-      () => client.resolve(resource),
-    );
+    const served = (ref: { apiVersion: string; kind: string }) =>
+      retryWithHints(`watching ${ref.kind} (${ref.apiVersion})`, this.logger, deadline, () =>
+        resolveServedKind(client, ref),
+      );
+    // Owned and mapped kinds are not checked here: their informers may list through another server (the
+    // informer cache's); one that never syncs fails start() at the sync timeout, named.
+    const resolved = await served(resource);
     const primary = this.add<Obj>({ ...resource, plural: resource.plural ?? resolved.plural });
     this.primaryInformer = primary;
     const passes = filter(spec.predicates, 'primary', handlers);
@@ -170,6 +172,16 @@ export class SourceSet<Obj extends KubernetesObject> {
     }
     const timeout = syncTimeoutMs > 0 ? Math.min(syncTimeoutMs, MAX_TIMER_MS) : MAX_TIMER_MS;
     await Promise.all(this.acquired.map((informer) => informer.waitForSync(deadline, timeout)));
+  }
+
+  /** The kinds (`Kind.group`) whose watch has not synced yet, each with its last list error if any. */
+  unsynced(): { kind: string; error: Error | undefined }[] {
+    const out: { kind: string; error: Error | undefined }[] = [];
+    for (const [gk, list] of this.byKind) {
+      const waiting = list.find((informer) => !informer.synced);
+      if (waiting !== undefined) out.push({ kind: gk, error: waiting.watcher.lastSyncError });
+    }
+    return out;
   }
 
   /** Stops listening and gives every informer back to the cache (the last user stops the watch). */

@@ -159,6 +159,29 @@ export class ObjectClient {
     return resources.some((r) => r.name === `${plural}/${subresource}`);
   }
 
+  /**
+   * The CustomResourceDefinitions of this server that define kinds of `apiVersion`'s group (a client that
+   * routes groups to several servers asks the one that serves the group). Needs `list` on
+   * customresourcedefinitions.
+   */
+  async definingCrds(apiVersion: string): Promise<KubernetesObject[]> {
+    const slash = apiVersion.lastIndexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const crds = await this.list<KubernetesObject & { spec?: { group?: string } }>({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      plural: 'customresourcedefinitions',
+    });
+    return crds.items.filter((crd) => crd.spec?.group === group);
+  }
+
+  /** The kinds `apiVersion` serves, from fresh discovery (empty when the group version is not served). */
+  async servedKinds(apiVersion: string): Promise<string[]> {
+    this.discovery.delete(apiVersion);
+    const resources = await this.discover(apiVersion);
+    return [...new Set(resources.filter((r) => !r.name.includes('/')).map((r) => r.kind))].sort();
+  }
+
   private async discover(apiVersion: string): Promise<ApiResource[]> {
     const path = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
     try {

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REAL_BACKEND } from '../real/real-backend.js';
 import { cacheKey } from '../../lib/framework/context-keys.js';
-import { InvalidConfigError } from '../../lib/errors/invalid-config-error.js';
+import { InvalidConfigError, isInvalidConfig } from '../../lib/errors/invalid-config-error.js';
+import { KindNotServedError } from '../../lib/errors/kind-not-served-error.js';
+import { CacheSyncTimeoutError } from '../../lib/watch/informer.js';
 import { Framework } from '../../lib/framework/framework.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { ResourceSet } from '../../lib/router/resource-set.js';
@@ -184,7 +186,41 @@ describe('Framework watches on the embedded API server', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('keeps retrying while the kind is not served, with one clear log line, and fails start after the sync timeout', async () => {
+  it('fails start at once with a KindNotServedError naming what the group serves when no CRD defines the kind', async () => {
+    const attempt = async (apiVersion: string, kind: string): Promise<unknown> => {
+      fw = new Framework<Widget>({
+        name: 'typo',
+        kubeConfig: h.kubeConfig,
+        resource: { apiVersion, kind },
+        resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
+        logger: createLogger({ silent: true }),
+      });
+      const started = Date.now();
+      const err = await fw.start().catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await fw.stop();
+      return err;
+    };
+    const typo = await attempt(WIDGET.apiVersion, 'Widgit');
+    expect(typo).toBeInstanceOf(KindNotServedError);
+    expect(isInvalidConfig(typo)).toBe(true);
+    expect(typo).toMatchObject({ kind: 'Widgit', apiVersion: WIDGET.apiVersion });
+    expect((typo as Error).message).toContain(
+      `Widgit (${WIDGET.apiVersion}) is not served by the API server and no CustomResourceDefinition defines it: ${WIDGET.apiVersion} serves Widget — did you mean Widget?`,
+    );
+    const group = await attempt('nope.reconcilekit.io/v1', 'Nothing');
+    expect((group as Error).message).toContain(
+      'nope.reconcilekit.io/v1 is not served at all: install the CustomResourceDefinition of Nothing',
+    );
+    const version = await attempt(`${GROUP}/v2`, 'Widget');
+    expect((version as Error).message).toContain(
+      `CustomResourceDefinition widgets.${GROUP} serves Widget in version(s) v1: use one of them`,
+    );
+  });
+
+  it('keeps retrying with one clear log line while it cannot tell whether a CRD is coming, then fails start with a CacheSyncTimeoutError naming the kind', async () => {
+    // No permission to list CustomResourceDefinitions: the CRD may be on its way, so start() waits.
+    h.server.faults.inject({ resource: 'customresourcedefinitions', verb: 'list', status: 403 });
     const lines: string[] = [];
     const logger = createLogger({
       level: 'debug',
@@ -203,12 +239,17 @@ describe('Framework watches on the embedded API server', () => {
       cacheSyncTimeoutMs: 600,
       logger,
     });
-    await expect(fw.start()).rejects.toThrow();
+    const err = await fw.start().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CacheSyncTimeoutError);
+    expect((err as Error).message).toMatch(
+      /^cache of Nothing not synced within 600 ms: last error: .*Nothing is not served by nope\.reconcilekit\.io\/v1/,
+    );
     const hints = lines.filter((l) => l.includes('install its CustomResourceDefinition'));
     expect(hints).toHaveLength(1);
   });
 
   it('stops promptly while start() still waits for a kind that is not served', async () => {
+    h.server.faults.inject({ resource: 'customresourcedefinitions', verb: 'list', status: 403 });
     fw = new Framework<Widget>({
       name: 'impatient',
       kubeConfig: h.kubeConfig,
