@@ -58,7 +58,7 @@ export async function resolveServedKind(
     const { group, version } = splitApiVersion(resource.apiVersion);
     let crds: Crd[];
     try {
-      crds = (await client.definingCrds(resource.apiVersion));
+      crds = await client.definingCrds(resource.apiVersion);
     } catch {
       throw err; // cannot tell whether a CRD is coming: keep retrying until the sync timeout
     }
