@@ -36,6 +36,9 @@ export {
   retrySoonDelay,
   KindNotServedError,
   isKindNotServed,
+  failureSite,
+  describeFailureSite,
+  type FailureSite,
 } from './errors/index.js';
 export { ReconcileContext, type ReconcileContextOptions } from './context/reconcile-context.js';
 export { defineContextKey, type ContextKey } from './context/context-key.js';

@@ -1,4 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { noteFailureSite } from '../errors/failure-site.js';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import type { PassBody, PassInfo, PassPlan, PassVerdict } from '../framework/pass-body.js';
 import { isThenable, type StepFlow } from '../util/maybe-async.js';
@@ -105,6 +106,7 @@ export class ReconcilerPassBody<Obj extends KubernetesObject> implements PassBod
       const call = (this.reconciler[fn] as ReconcileFunction<Obj>).call(this.reconciler, ctx, request);
       result = checkResult(isThenable(call) ? yield call : call, `reconciler.${fn}`);
     } catch (err) {
+      noteFailureSite(err, { step: fn });
       if (isReconcileError(err)) {
         // Without `state` the error keeps the state the call was given, as any other failure does.
         if (err.state !== undefined) this.states.set(key, err.state);

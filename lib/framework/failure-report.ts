@@ -3,6 +3,7 @@ import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { EventRecorder } from '../observability/event-recorder.js';
 import type { Logger } from '../observability/logger.js';
 import type { ErrorConditionWriter } from './error-condition.js';
+import { describeFailureSite, failureSite } from '../errors/failure-site.js';
 import { errorMessage, errorReason, isReconcileTimeout } from './reconcile-error.js';
 
 /** What {@link FailureReporter} writes to. */
@@ -35,12 +36,14 @@ export class FailureReporter {
     if (isReconcileTimeout(error)) this.o.metrics.observeTimeout();
     if (options.terminal) this.o.metrics.observeTerminal();
     const reason = errorReason(error);
+    const site = failureSite(error);
     logger.error(
       options.terminal
         ? 'failed to reconcile (terminal: no retry until the object changes)'
         : 'failed to reconcile',
       {
         reason,
+        ...(site === undefined ? {} : { failedAt: describeFailureSite(site) }),
         err: error,
       },
     );

@@ -1,3 +1,5 @@
+import { describeFailureSite, failureSite } from '../errors/failure-site.js';
+
 /** Thrown into a reconcile that ran longer than `reconcileTimeoutMs`. */
 export class ReconcileTimeoutError extends Error {
   override readonly name = 'ReconcileTimeoutError';
@@ -33,6 +35,7 @@ export function errorReason(err: unknown): string {
 
 /** A one-line message for `err`. */
 export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message === '' ? err.name : err.message;
-  return String(err);
+  const message = err instanceof Error ? (err.message === '' ? err.name : err.message) : String(err);
+  const site = failureSite(err);
+  return site === undefined ? message : `${describeFailureSite(site)}: ${message}`;
 }

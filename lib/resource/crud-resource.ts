@@ -2,6 +2,7 @@ import { reconciliationCanceled, resourceCanceled } from '../context/flags.js';
 import { checkStepGate } from '../context/step-gate.js';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import { ExecutionFailedError } from '../errors/execution-failed-error.js';
+import { noteFailureSite } from '../errors/failure-site.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import type { Logger } from '../observability/logger.js';
 import { CRUD_STEP_METHODS, type CRUDResourceOps, type CRUDStep } from './crud-resource-ops.js';
@@ -108,43 +109,52 @@ export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> i
   ): StepFlow<void> {
     const base = this.logger === undefined ? ctx : ctx.withLogger(this.logger);
     const ops = this.ops;
-
-    let stepCtx = this.checkpoint(base, 'GetCurrentState');
-    if (stepCtx === undefined) return;
-    // Only promises are yielded: a generator suspension per plain value costs more than the step.
-    let result: unknown = ops.getCurrentState(stepCtx, obj);
-    if (isThenable(result)) result = yield result;
-    const current = result as State;
-
-    stepCtx = this.checkpoint(base, 'GetDesiredState');
-    if (stepCtx === undefined) return;
-    result = ops.getDesiredState(stepCtx, obj);
-    if (isThenable(result)) result = yield result;
-    const desired = result as State;
-
-    stepCtx = this.checkpoint(base, patchStep);
-    if (stepCtx === undefined) return;
-    result =
-      patchStep === 'NewUpdatePatch'
-        ? ops.newUpdatePatch(stepCtx, obj, current, desired)
-        : ops.newDeletePatch(stepCtx, obj, current, desired);
-    if (isThenable(result)) result = yield result;
-    const patch = result as Patch<Change> | undefined | null;
-    if (patch !== undefined && patch !== null && !isPatch(patch)) {
-      throw new ExecutionFailedError(
-        `${this.name}: ${CRUD_STEP_METHODS[patchStep]} must return a Patch, undefined or null`,
-      );
-    }
-
-    for (const part of PATCH_PARTS) {
-      stepCtx = this.checkpoint(base, APPLY_STEP[part]);
+    let step: CRUDStep = 'GetCurrentState';
+    try {
+      let stepCtx = this.checkpoint(base, step);
       if (stepCtx === undefined) return;
-      if (patch === undefined || patch === null || !patch.has(part)) continue;
-      const change = patch.get(part) as Change;
-      if (part === 'create') result = ops.applyCreateChange(stepCtx, obj, change);
-      else if (part === 'delete') result = ops.applyDeleteChange(stepCtx, obj, change);
-      else result = ops.applyUpdateChange(stepCtx, obj, change);
-      if (isThenable(result)) yield result;
+      // Only promises are yielded: a generator suspension per plain value costs more than the step.
+      let result: unknown = ops.getCurrentState(stepCtx, obj);
+      if (isThenable(result)) result = yield result;
+      const current = result as State;
+
+      step = 'GetDesiredState';
+      stepCtx = this.checkpoint(base, step);
+      if (stepCtx === undefined) return;
+      result = ops.getDesiredState(stepCtx, obj);
+      if (isThenable(result)) result = yield result;
+      const desired = result as State;
+
+      step = patchStep;
+      stepCtx = this.checkpoint(base, step);
+      if (stepCtx === undefined) return;
+      result =
+        patchStep === 'NewUpdatePatch'
+          ? ops.newUpdatePatch(stepCtx, obj, current, desired)
+          : ops.newDeletePatch(stepCtx, obj, current, desired);
+      if (isThenable(result)) result = yield result;
+      const patch = result as Patch<Change> | undefined | null;
+      if (patch !== undefined && patch !== null && !isPatch(patch)) {
+        throw new ExecutionFailedError(
+          `${this.name}: ${CRUD_STEP_METHODS[patchStep]} must return a Patch, undefined or null`,
+        );
+      }
+
+      for (const part of PATCH_PARTS) {
+        step = APPLY_STEP[part];
+        stepCtx = this.checkpoint(base, step);
+        if (stepCtx === undefined) return;
+        if (patch === undefined || patch === null || !patch.has(part)) continue;
+        const change = patch.get(part) as Change;
+        if (part === 'create') result = ops.applyCreateChange(stepCtx, obj, change);
+        else if (part === 'delete') result = ops.applyDeleteChange(stepCtx, obj, change);
+        else result = ops.applyUpdateChange(stepCtx, obj, change);
+        if (isThenable(result)) yield result;
+      }
+    } catch (err) {
+      // Not wrapped: the error stays yours; the engine's report names the resource and step.
+      noteFailureSite(err, { resource: this.name, step: CRUD_STEP_METHODS[step] });
+      throw err;
     }
   }
 

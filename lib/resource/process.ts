@@ -1,4 +1,5 @@
 import { isList } from '../util/is-list.js';
+import { noteFailureSite } from '../errors/failure-site.js';
 import { reconciliationCanceled, resourceCanceled } from '../context/flags.js';
 import { checkStepGate } from '../context/step-gate.js';
 import type { ReconcileContext } from '../context/reconcile-context.js';
@@ -35,8 +36,13 @@ export function* resourcesFlow<Obj>(
     if (resource instanceof CRUDResource && resource[path] === CRUDResource.prototype[path]) {
       yield* (resource as CRUDResource<Obj>)[crudFlow](resourceCtx, obj, PATCH_STEP[path]);
     } else {
-      const done: unknown = resource[path](resourceCtx, obj);
-      if (isThenable(done)) yield done;
+      try {
+        const done: unknown = resource[path](resourceCtx, obj);
+        if (isThenable(done)) yield done;
+      } catch (err) {
+        noteFailureSite(err, { resource: resource.name, step: path });
+        throw err;
+      }
     }
     if (reconciliationCanceled.is(ctx)) {
       resourceCtx.logger.debug('reconciliation canceled; skipping the remaining resources');

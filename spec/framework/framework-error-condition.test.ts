@@ -95,7 +95,7 @@ describe('Framework error condition (config.errorCondition)', () => {
       type: 'Ready',
       status: 'False',
       reason: 'BrokenThingError',
-      message: 'the thing is broken',
+      message: 'resource "recorder" step ensureCreated: the thing is broken',
       observedGeneration: created.metadata?.generation,
     });
     expect(Date.parse(cond.lastTransitionTime)).not.toBeNaN();
@@ -202,7 +202,7 @@ describe('Framework error condition (config.errorCondition)', () => {
     expect(getCondition(obj.status?.conditions, 'Reconciled')).toMatchObject({
       status: 'False',
       reason: 'ReconcileError',
-      message: 'boom',
+      message: 'resource "recorder" step ensureCreated: boom',
     });
     expect(getCondition(obj.status?.conditions, 'Ready')).toBeUndefined();
     await framework?.stop();

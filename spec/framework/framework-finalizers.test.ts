@@ -89,7 +89,7 @@ describe('Framework finalizers on the embedded API server', () => {
     });
     expect(warnings[0]).toMatchObject({
       reason: 'ReconcileError',
-      message: 'cloud API unavailable',
+      message: 'resource "recorder" step ensureDeleted: cloud API unavailable',
       source: { component: 'cleaner' },
       involvedObject: { kind: 'Widget', name: 'doomed' },
     });
@@ -109,7 +109,8 @@ describe('Framework finalizers on the embedded API server', () => {
       async () =>
         (await events(h, 'broken')).find((e) => e.reason === 'TypeError') as { message: string } | undefined,
     );
-    expect(warning.message).toBe('spec.size must be a number');
+    // The Event names the resource and step that failed, then the error's own message.
+    expect(warning.message).toBe('resource "recorder" step ensureCreated: spec.size must be a number');
     expect(await frameworks[0]!.metrics.metrics()).toMatch(
       /controller_runtime_reconcile_errors_total\{controller="isolation"\} [3-9]/,
     );
