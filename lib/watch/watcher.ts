@@ -4,6 +4,7 @@ import { ApiError, isGone } from '../kube/api-error.js';
 import type { Logger } from '../observability/logger.js';
 import { WatcherMetrics } from './metrics.js';
 import { Store, objectKey } from './store.js';
+import { FailureSummary } from './failure-summary.js';
 import { WatchBackoff } from './watch-backoff.js';
 import type { WatchEvent } from './watch-event.js';
 import {
@@ -41,12 +42,14 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   private resourceVersion: string | undefined;
   private syncedValue = false;
   private lastError: Error | undefined;
+  private readonly failures: FailureSummary;
 
   constructor(options: WatcherOptions<T>) {
     this.options = options;
     this.store = options.store ?? new Store<T>();
     this.label = options.name ?? `${options.resource.apiVersion}/${options.resource.kind}`;
     this.logger = options.logger.child({ watcher: this.label });
+    this.failures = new FailureSummary(this.logger);
     this.metrics = options.metrics ?? (options.registry ? WatcherMetrics.for(options.registry) : undefined);
     this.metrics?.init(this.label);
     this.random = options.random ?? Math.random;
@@ -97,11 +100,15 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     while (!signal.aborted) {
       let delay = 0;
       try {
-        if (this.resourceVersion === undefined) await this.relist(signal);
+        if (this.resourceVersion === undefined) {
+          await this.relist(signal);
+          this.failures.recovered();
+        }
         backoff.healthy();
         const started = Date.now();
         const delivered = await this.watchOnce(signal, () => {
           backoff.healthy();
+          this.failures.recovered();
         });
         this.lastError = undefined;
         if (!delivered && Date.now() - started < MIN_HEALTHY_WATCH_MS) delay = backoff.next();
@@ -118,7 +125,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
         this.lastError = err;
         delay = backoff.next();
         this.metrics?.restarts.inc({ resource: this.label });
-        this.logger.warn(`list/watch failed; retrying in ${delay} ms`, { err, hint: hintFor(e) });
+        this.failures.failed(err, delay, hintFor(e));
       }
       if (delay > 0) await abortableSleep(delay, signal);
     }
