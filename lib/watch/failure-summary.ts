@@ -20,7 +20,8 @@ export class FailureSummary {
 
   /** A failure: logged in full when new (a different error than the last), else counted. */
   failed(err: Error, delayMs: number, hint: string | undefined): void {
-    const key = `${(err as { code?: unknown }).code ?? ''} ${err.name}: ${err.message}`;
+    const code = (err as { code?: unknown }).code;
+    const key = `${typeof code === 'number' || typeof code === 'string' ? code : ''} ${err.name}: ${err.message}`;
     const now = this.now();
     const c = this.current;
     if (c === undefined || c.key !== key) {
