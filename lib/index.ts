@@ -280,6 +280,7 @@ export {
 export { runUntilSignal, type Runnable } from './framework/run-until-signal.js';
 export {
   ControllerMetrics,
+  isPanic,
   RECONCILE_TIME_BUCKETS,
   type ControllerMetricsOptions,
   type ReconcileResultLabel,
@@ -294,7 +295,13 @@ export {
   type EventRecorderOptions,
   type RecordedEvent,
 } from './observability/event-recorder.js';
-export { HealthServer, type HealthServerOptions, type HealthCheck } from './observability/health-server.js';
+export {
+  HealthServer,
+  HEALTH_CHECK_TIMEOUT_MS,
+  type HealthServerOptions,
+  type HealthCheck,
+} from './observability/health-server.js';
+export { addProcessMetrics } from './observability/process-metrics.js';
 // end engine/framework
 
 // --- controller core and front ends (issue 10) ---

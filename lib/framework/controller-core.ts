@@ -8,6 +8,7 @@ import { LeaderElector } from '../leader/leader-elector.js';
 import { ControllerMetrics } from '../observability/controller-metrics.js';
 import { EventRecorder, type RecordedEvent } from '../observability/event-recorder.js';
 import { HealthServer } from '../observability/health-server.js';
+import { addProcessMetrics } from '../observability/process-metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { WorkQueue } from '../queue/work-queue.js';
 import { jitter } from '../util/jitter.js';
@@ -112,6 +113,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     const c = parts.config;
     this.config = c;
     this.noun = parts.noun;
+    if (c.collectDefaultMetrics) addProcessMetrics(c.registry);
     // Long-lived: many concurrent requests (watches, Lease, CRD) listen on it at once; not a leak (R5).
     setMaxListeners(0, this.lifetime.signal);
     this.logger = new FlatLogger(c.logger, { controller: c.name });
@@ -353,6 +355,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
           'workers-stuck': () =>
             this.pool.allStuck(c.reconcileTimeoutMs > 0 ? c.reconcileTimeoutMs : DEFAULT_STUCK_PASS_MS),
           'stuck-deletions': () => this.stuckDeletions(),
+          ...c.healthServer.readinessChecks,
         },
       });
       const url = await this.health.start(signal);

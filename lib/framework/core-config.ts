@@ -1,4 +1,5 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { HealthCheck } from '../observability/health-server.js';
 import type { InformerCache } from '../watch/informer-cache.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { Registry } from 'prom-client';
@@ -61,6 +62,13 @@ export interface HealthServerConfig {
   host?: string;
   /** Port; 0 picks a free one. Default 8080. */
   port?: number;
+  /**
+   * Your own checks behind `/readyz`, next to the engine's (cache synced, not stopping, watches healthy, …):
+   * name → a function returning (or resolving to) undefined when ready, else the reason. Default none.
+   */
+  readinessChecks?: Record<string, HealthCheck>;
+  /** Your own checks behind `/healthz` (the process is alive and not stuck). Default none. */
+  livenessChecks?: Record<string, HealthCheck>;
 }
 
 /**
@@ -102,6 +110,11 @@ export interface CoreConfig {
   logger?: Logger;
   /** Prometheus registry for every metric. Default: a new Registry (never the global one). */
   registry?: Registry;
+  /**
+   * Add the process metrics (CPU, memory, event-loop lag, heap, GC: prom-client's default metrics) to the
+   * registry, as controller-runtime serves Go's. Default true; false when you collect them yourself.
+   */
+  collectDefaultMetrics?: boolean;
   /** Lease-based leader election, or false. Default false (every replica reconciles). */
   leaderElection?: LeaderElectionOptions | false;
   /** `/healthz`, `/readyz`, `/metrics` server, or false. Default false (embed the framework freely). */

@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ControllerMetrics } from '../observability/controller-metrics.js';
+import { isPanic, type ControllerMetrics } from '../observability/controller-metrics.js';
 import type { EventRecorder } from '../observability/event-recorder.js';
 import type { Logger } from '../observability/logger.js';
 import type { ErrorConditionWriter } from './error-condition.js';
@@ -35,6 +35,7 @@ export class FailureReporter {
   ): void {
     if (isReconcileTimeout(error)) this.o.metrics.observeTimeout();
     if (options.terminal) this.o.metrics.observeTerminal();
+    if (isPanic(error)) this.o.metrics.observePanic();
     const reason = errorReason(error);
     const site = failureSite(error);
     logger.error(

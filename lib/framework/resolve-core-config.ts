@@ -1,4 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type { HealthCheck } from '../observability/health-server.js';
 import { Registry } from 'prom-client';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -43,7 +44,15 @@ export interface ResolvedCoreConfig {
   logger: Logger;
   registry: Registry;
   leaderElection: (Required<Omit<LeaderElectionOptions, 'identity'>> & { identity?: string }) | false;
-  healthServer: { host: string; port: number } | false;
+  collectDefaultMetrics: boolean;
+  healthServer:
+    | {
+        host: string;
+        port: number;
+        readinessChecks: Record<string, HealthCheck>;
+        livenessChecks: Record<string, HealthCheck>;
+      }
+    | false;
   reconcileTimeoutMs: number;
   gracefulShutdownMs: number;
   cacheSyncTimeoutMs: number;
@@ -251,7 +260,12 @@ export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): Res
     }
     const host =
       hs.host === undefined ? defaultHealthHost() : nonEmptyString(hs.host, 'config.healthServer.host');
-    healthServer = { host, port };
+    healthServer = {
+      host,
+      port,
+      readinessChecks: checks(hs.readinessChecks, 'config.healthServer.readinessChecks'),
+      livenessChecks: checks(hs.livenessChecks, 'config.healthServer.livenessChecks'),
+    };
   }
 
   if (c.events !== undefined && typeof c.events !== 'boolean') fail('config.events must be a boolean');
@@ -301,6 +315,7 @@ export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): Res
     registry: c.registry ?? new Registry(),
     leaderElection,
     healthServer,
+    collectDefaultMetrics: flag(c.collectDefaultMetrics, 'config.collectDefaultMetrics', true),
     reconcileTimeoutMs: duration(
       c.reconcileTimeoutMs,
       'config.reconcileTimeoutMs',
@@ -321,4 +336,32 @@ export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): Res
     informers: c.informers,
     retryPolicy: c.retryPolicy,
   };
+}
+
+/** The engine's own check names: a user check of the same name would hide one. */
+const ENGINE_CHECKS = [
+  'cache-synced',
+  'not-stopping',
+  'watches-healthy',
+  'workers-stuck',
+  'stuck-deletions',
+  'controllers',
+];
+
+function checks(value: unknown, field: string): Record<string, HealthCheck> {
+  if (value === undefined) return {};
+  if (!isObject(value)) fail(`${field} must be an object of name → () => undefined | reason`);
+  for (const [name, check] of Object.entries(value)) {
+    if (typeof check !== 'function')
+      fail(`${field}.${name} must be a function returning undefined or a reason`);
+    if (ENGINE_CHECKS.includes(name))
+      fail(`${field}.${name}: the engine has a check of that name; pick another`);
+  }
+  return value as Record<string, HealthCheck>;
+}
+
+function flag(value: unknown, field: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') fail(`${field} must be true or false; got ${JSON.stringify(value)}`);
+  return value;
 }

@@ -34,6 +34,7 @@ export class ControllerMetrics {
   private readonly reconcileErrors: Counter<'controller'>;
   private readonly reconcileTimeouts: Counter<'controller'>;
   private readonly terminalErrors: Counter<'controller'>;
+  private readonly panics: Counter<'controller'>;
   private readonly sourceErrors: Counter<'controller' | 'source'>;
   private readonly reconcileTime: Histogram<'controller'>;
   private readonly activeWorkers: Gauge<'controller'>;
@@ -79,6 +80,12 @@ export class ControllerMetrics {
       'Total number of terminal reconciliation errors per controller',
       ['controller'],
     );
+    this.panics = counter(
+      registry,
+      'controller_runtime_reconcile_panics_total',
+      'Total number of reconciliation panics per controller (a programming error: a TypeError, ReferenceError, RangeError or SyntaxError, or a thrown non-Error)',
+      ['controller'],
+    );
     this.sourceErrors = counter(
       registry,
       'reconcilekit_source_errors_total',
@@ -122,6 +129,7 @@ export class ControllerMetrics {
     this.reconcileErrors.inc({ controller }, 0);
     this.reconcileTimeouts.inc({ controller }, 0);
     this.terminalErrors.inc({ controller }, 0);
+    this.panics.inc({ controller }, 0);
     this.reconcileTime.zero({ controller });
     this.activeWorkers.set({ controller }, 0);
     this.maxConcurrent.set({ controller }, 0);
@@ -196,6 +204,11 @@ export class ControllerMetrics {
     this.terminalErrors.inc({ controller: this.controller });
   }
 
+  /** A reconciliation failed with what Go would call a panic (see {@link isPanic}). */
+  observePanic(): void {
+    this.panics.inc({ controller: this.controller });
+  }
+
   /** A watch event was dropped because `source`'s predicate or mapper failed. */
   observeSourceError(source: string): void {
     this.sourceErrors.inc({ controller: this.controller, source });
@@ -239,4 +252,20 @@ export function histogram<L extends string>(
   const existing = registry.getSingleMetric(name);
   if (existing instanceof Histogram) return existing;
   return new Histogram<L>({ name, help, labelNames, buckets: [...buckets], registers: [registry] });
+}
+
+/**
+ * What counts as a panic, controller-runtime's `controller_runtime_reconcile_panics_total`: an error that
+ * means a bug rather than a failed operation — a `TypeError`, `ReferenceError`, `RangeError` or
+ * `SyntaxError` (reading a property of undefined, an unknown name, a bad argument), or a thrown value that
+ * is not an Error at all.
+ */
+export function isPanic(err: unknown): boolean {
+  if (!(err instanceof Error)) return true;
+  return (
+    err instanceof TypeError ||
+    err instanceof ReferenceError ||
+    err instanceof RangeError ||
+    err instanceof SyntaxError
+  );
 }

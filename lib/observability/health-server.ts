@@ -2,8 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
-/** One named readiness or liveness check: returns undefined when fine, or the reason it is not. */
-export type HealthCheck = () => string | undefined;
+/**
+ * One named readiness or liveness check: returns (or resolves to) undefined when fine, or the reason it is
+ * not. A check that throws, rejects or takes longer than {@link HEALTH_CHECK_TIMEOUT_MS} fails.
+ */
+export type HealthCheck = () => string | undefined | Promise<string | undefined>;
+
+/** How long one health check may take before it counts as failed (a probe must answer quickly). */
+export const HEALTH_CHECK_TIMEOUT_MS = 5_000;
 
 export interface HealthServerOptions {
   /** Interface to bind. Default 127.0.0.1 (DEFAULT_HEALTH_HOST), so nothing is exposed unless asked. */
@@ -92,10 +98,10 @@ export class HealthServer {
     switch (url.pathname) {
       case '/healthz':
       case '/livez':
-        this.answerChecks(res, this.options.livenessChecks ?? {}, url.searchParams.has('verbose'));
+        await this.answerChecks(res, this.options.livenessChecks ?? {}, url.searchParams.has('verbose'));
         return;
       case '/readyz':
-        this.answerChecks(res, this.options.readinessChecks ?? {}, url.searchParams.has('verbose'));
+        await this.answerChecks(res, this.options.readinessChecks ?? {}, url.searchParams.has('verbose'));
         return;
       case '/metrics': {
         const body = await this.options.registry.metrics();
@@ -109,16 +115,16 @@ export class HealthServer {
     }
   }
 
-  private answerChecks(res: ServerResponse, checks: Record<string, HealthCheck>, verbose: boolean): void {
+  private async answerChecks(
+    res: ServerResponse,
+    checks: Record<string, HealthCheck>,
+    verbose: boolean,
+  ): Promise<void> {
     const lines: string[] = [];
     let ok = true;
-    for (const [name, check] of Object.entries(checks)) {
-      let reason: string | undefined;
-      try {
-        reason = check();
-      } catch (err) {
-        reason = err instanceof Error ? err.message : String(err);
-      }
+    const reasons = await Promise.all(Object.values(checks).map((check) => runCheck(check)));
+    for (const [i, name] of Object.keys(checks).entries()) {
+      const reason = reasons[i];
       if (reason === undefined) lines.push(`[+]${name} ok`);
       else {
         ok = false;
@@ -129,5 +135,26 @@ export class HealthServer {
     if (verbose || !ok)
       res.end(`${lines.join('\n')}${lines.length > 0 ? '\n' : ''}${ok ? 'ok' : 'failed'}\n`);
     else res.end('ok');
+  }
+}
+
+/** Runs one check: its reason, or the error it threw, or a timeout. */
+async function runCheck(check: HealthCheck): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const result = check();
+    if (typeof result !== 'object') return result;
+    return await Promise.race([
+      result,
+      new Promise<string>((resolve) => {
+        timer = setTimeout(() => {
+          resolve(`did not answer within ${HEALTH_CHECK_TIMEOUT_MS} ms`);
+        }, HEALTH_CHECK_TIMEOUT_MS);
+      }),
+    ]);
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -30,6 +30,8 @@ export interface OperatorOptions {
   kubeConfig?: KubeConfig;
   /** Registry for every controller's metrics, served on `/metrics`. Default: a new Registry. */
   registry?: Registry;
+  /** Add the process metrics (CPU, memory, event-loop lag, heap, GC) to the registry. Default true. */
+  collectDefaultMetrics?: boolean;
   /** Logger. Default: `createLogger()`. */
   logger?: Logger;
   /**

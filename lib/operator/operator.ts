@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { addProcessMetrics } from '../observability/process-metrics.js';
 import { Registry } from 'prom-client';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { resolveCoreConfig, type ResolvedCoreConfig } from '../framework/resolve-core-config.js';
@@ -52,6 +53,9 @@ export class Operator {
         ...(options.registry === undefined ? {} : { registry: options.registry }),
         ...(options.logger === undefined ? {} : { logger: options.logger }),
         healthServer: options.healthServer ?? false,
+        ...(options.collectDefaultMetrics === undefined
+          ? {}
+          : { collectDefaultMetrics: options.collectDefaultMetrics }),
         leaderElection: options.leaderElection ?? false,
         finalizer: false,
       },
@@ -61,6 +65,7 @@ export class Operator {
       },
     );
     setMaxListeners(0, this.lifetime.signal);
+    if (this.settings.collectDefaultMetrics) addProcessMetrics(this.settings.registry);
     this.logger = this.settings.logger.child({ operator: this.settings.name });
     this.client = makeClient(this.settings.name, options.kubeConfig, this.settings.leaderElection !== false);
     if (this.client !== undefined) {
@@ -197,6 +202,7 @@ export class Operator {
           'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
           // Every controller, also those added after start: the first one not ready is the reason.
           controllers: () => this.notReady(),
+          ...s.healthServer.readinessChecks,
         },
       });
       const url = await this.health.start(this.lifetime.signal);
