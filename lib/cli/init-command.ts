@@ -12,7 +12,15 @@ import {
   type DependencyRanges,
 } from './init/project-templates.js';
 import { projectNames, type ProjectNames } from './init/project-names.js';
-import { crudResourceFile, kindTypeFile, mainFile, operatorFile, testFile } from './init/source-templates.js';
+import {
+  controllerOperatorFile,
+  crudResourceFile,
+  kindTypeFile,
+  mainFile,
+  operatorFile,
+  reconcilerFile,
+  testFile,
+} from './init/source-templates.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
 
 /** Kind, group and version of a project scaffolded without flags. */
@@ -20,7 +28,8 @@ export const DEFAULT_INIT_KIND = 'Greeting';
 export const DEFAULT_INIT_GROUP = 'example.com';
 export const DEFAULT_INIT_VERSION = 'v1';
 
-const USAGE = `usage: reconcilekit init <dir> [--kind K] [--group G] [--api-version V] [--name N] [--reconcilekit SPEC] [--force]
+const USAGE = `usage: reconcilekit init <dir> [--kind K] [--group G] [--api-version V] [--name N] [--controller]
+                         [--reconcilekit SPEC] [--force]
 
 Scaffolds a new operator project in <dir>: package.json (ESM; build, test, start, dev), tsconfig.json,
 a CRD with a schema, an operator with one CRUD resource, a test on reconcilekit/testing, a Dockerfile
@@ -29,6 +38,7 @@ and deploy manifests (CRD, least-privilege RBAC, Deployment with probes and lead
   --group G          its API group (default ${DEFAULT_INIT_GROUP})
   --api-version V    its version (default ${DEFAULT_INIT_VERSION})
   --name N           project, namespace and image name (default: the directory's name)
+  --controller       a reconcile function (Controller, as controller-runtime) instead of a CRUD resource
   --reconcilekit S   how package.json depends on reconcilekit (default ^<this version>; a tarball path or git URL work)
   --force            write into a directory that is not empty (existing files are overwritten)
 `;
@@ -39,6 +49,8 @@ export interface InitOptions {
   names: ProjectNames;
   reconcilekitSpec: string | undefined;
   force: boolean;
+  /** \`framework\`: one CRUD resource (default); \`controller\`: a reconcile function. */
+  frontEnd: 'framework' | 'controller';
 }
 
 interface OwnPackage {
@@ -61,11 +73,16 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
   let name: string | undefined;
   let reconcilekitSpec: string | undefined;
   let force = false;
+  let frontEnd: InitOptions['frontEnd'] = 'framework';
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--help' || arg === '-h') return 'help';
     if (arg === '--force') {
       force = true;
+      continue;
+    }
+    if (arg === '--controller') {
+      frontEnd = 'controller';
       continue;
     }
     if (!arg.startsWith('--')) {
@@ -87,11 +104,25 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
   if (dir === undefined) throw new UsageError('which directory? e.g. reconcilekit init my-operator');
   const absolute = resolve(cwd, dir);
   const names = projectNames({ name: name ?? basename(absolute), ...values });
-  return { dir: absolute, names, reconcilekitSpec, force };
+  return { dir: absolute, names, reconcilekitSpec, force, frontEnd };
 }
 
 /** The files of a new project, by path relative to its directory. */
-export function scaffoldFiles(names: ProjectNames, deps: DependencyRanges): Map<string, string> {
+export function scaffoldFiles(
+  names: ProjectNames,
+  deps: DependencyRanges,
+  frontEnd: InitOptions['frontEnd'] = 'framework',
+): Map<string, string> {
+  const logic: [string, string][] =
+    frontEnd === 'controller'
+      ? [
+          ['src/reconciler.ts', reconcilerFile(names)],
+          ['src/operator.ts', controllerOperatorFile(names)],
+        ]
+      : [
+          [`src/${names.singular}-configmap.ts`, crudResourceFile(names)],
+          ['src/operator.ts', operatorFile(names)],
+        ];
   return new Map([
     ['package.json', packageJsonFile(names, deps)],
     ['tsconfig.json', tsconfigFile()],
@@ -100,13 +131,12 @@ export function scaffoldFiles(names: ProjectNames, deps: DependencyRanges): Map<
     ['README.md', readmeFile(names)],
     ['Dockerfile', dockerfile(names)],
     [`src/${names.singular}.ts`, kindTypeFile(names)],
-    [`src/${names.singular}-configmap.ts`, crudResourceFile(names)],
-    ['src/operator.ts', operatorFile(names)],
+    ...logic,
     ['src/main.ts', mainFile(names)],
-    ['test/operator.test.ts', testFile(names)],
+    ['test/operator.test.ts', testFile(names, frontEnd)],
     ['deploy/crd.yaml', crdFile(names)],
     ['deploy/namespace.yaml', namespaceFile(names)],
-    ['deploy/rbac.yaml', rbacFile(names)],
+    ['deploy/rbac.yaml', rbacFile(names, frontEnd)],
     ['deploy/operator.yaml', deploymentFile(names)],
   ]);
 }
@@ -124,7 +154,7 @@ export function writeProject(options: InitOptions): string[] {
     typesNode: own.devDependencies['@types/node'] ?? '^20.19.0',
   };
   const written: string[] = [];
-  for (const [path, content] of scaffoldFiles(options.names, deps)) {
+  for (const [path, content] of scaffoldFiles(options.names, deps, options.frontEnd)) {
     const target = join(options.dir, path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content);

@@ -37,6 +37,26 @@ describe('reconcilekit init', () => {
     expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'test', 'start', 'dev']));
   }, 150_000);
 
+  it('scaffolds a reconcile-function (Controller) project with --controller whose own test passes', async () => {
+    // Inside the installed project, so its node_modules (the packed reconcilekit) serve this one too.
+    const dir = join(project, 'controller-variant');
+    rmSync(dir, { recursive: true, force: true });
+    const out: string[] = [];
+    const code = runInitCommand([dir, '--controller', '--kind', 'Greeting'], {
+      stdout: (t) => out.push(t),
+      stderr: (t) => out.push(t),
+    });
+    expect(code, out.join('')).toBe(0);
+    expect(existsSync(join(dir, 'src/reconciler.ts'))).toBe(true);
+    expect(existsSync(join(dir, 'src/greeting-configmap.ts'))).toBe(false);
+    expect(readFileSync(join(dir, 'src/operator.ts'), 'utf8')).toContain('new Controller<Greeting>(');
+    await run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
+    const tests = join(dir, 'dist/test/operator.test.js');
+    const { stdout } = await run(process.execPath, ['--test', tests], { cwd: dir, timeout: 120_000 });
+    expect(stdout).toMatch(/(?:#|ℹ) pass 1\b/);
+    expect(stdout).toMatch(/(?:#|ℹ) fail 0\b/);
+  }, 150_000);
+
   it('writes manifests that agree with each other, the Dockerfile and the code', async () => {
     const [crd] = await readManifests(join(project, 'deploy/crd.yaml'));
     const [namespace] = await readManifests(join(project, 'deploy/namespace.yaml'));

@@ -72,7 +72,18 @@ metadata:
 `;
 }
 
-export function rbacFile(n: ProjectNames): string {
+export function rbacFile(n: ProjectNames, frontEnd: 'framework' | 'controller' = 'framework'): string {
+  const configMaps =
+    frontEnd === 'controller'
+      ? `  # The reconciler: watch the owned ConfigMaps (drift wakes their owner), read, create and update them
+  # (Kubernetes' garbage collector deletes them with their owner).
+  - apiGroups: ['']
+    resources: [configmaps]
+    verbs: [get, list, watch, create, update]`
+      : `  # The CRUD resource: read, create, replace and delete the ConfigMap of each ${n.kind}.
+  - apiGroups: ['']
+    resources: [configmaps]
+    verbs: [get, create, update, delete]`;
   return `# Least privilege: only the verbs the operator's requests need.
 apiVersion: v1
 kind: ServiceAccount
@@ -93,10 +104,7 @@ rules:
   - apiGroups: [${n.group}]
     resources: [${n.plural}/status]
     verbs: [patch]
-  # The CRUD resource: read, create, replace and delete the ConfigMap of each ${n.kind}.
-  - apiGroups: ['']
-    resources: [configmaps]
-    verbs: [get, create, update, delete]
+${configMaps}
   # Warning Events on failed reconciles; repeats are aggregated by patching the count.
   - apiGroups: ['']
     resources: [events]

@@ -135,13 +135,14 @@ await runUntilSignal(operator, { logger });
 `;
 }
 
-export function testFile(n: ProjectNames): string {
+export function testFile(n: ProjectNames, frontEnd: 'framework' | 'controller' = 'framework'): string {
   const v = n.camel;
+  const type = frontEnd === 'controller' ? 'Controller' : 'Framework';
   return `import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
-import { isNotFound, silentLogger, type Framework } from 'reconcilekit';
+import { isNotFound, silentLogger, type ${type} } from 'reconcilekit';
 import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
 import { createOperator } from '../src/operator.js';
 import type { ${n.kind} } from '../src/${n.singular}.js';
@@ -152,7 +153,7 @@ const ${v}Ref = { apiVersion: '${n.apiVersion}', kind: '${n.kind}', plural: '${n
 const configMapRef = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: 'default', name: 'hello-${n.singular}' };
 
 let env: TestEnvironment;
-let operator: Framework<${n.kind}>;
+let operator: ${type}<${n.kind}>;
 
 before(async () => {
   // An embedded Kubernetes-compatible API server with the CRD installed: no cluster needed.
@@ -185,5 +186,65 @@ test('creates, updates and deletes the ConfigMap of a ${n.kind}', async () => {
   await waitFor(() => gone(configMapRef));
   await waitFor(() => gone(${v}Ref));
 });
+`;
+}
+
+/** `init --controller`: the reconcile-function front end instead of a CRUD resource. */
+export function reconcilerFile(n: ProjectNames): string {
+  return `import type { V1ConfigMap } from '@kubernetes/client-node';
+import { clientKey, createOrUpdate, setControllerReference, type Reconciler } from 'reconcilekit';
+import type { ${n.kind} } from './${n.singular}.js';
+
+/**
+ * The reconcile function: called with the latest ${n.kind} on every change (and periodic resync); makes
+ * the world match it. Idempotent: it creates or updates the ConfigMap \`<name>-${n.singular}\`, which the
+ * ${n.kind} owns, so Kubernetes' garbage collector deletes it with the ${n.kind}.
+ */
+export const ${n.camel}Reconciler: Reconciler<${n.kind}> = {
+  async reconcile(ctx, { object: ${n.camel} }) {
+    const client = ctx.get(clientKey)!;
+    const configMap: V1ConfigMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: ${n.camel}.metadata?.namespace ?? 'default', name: \`\${${n.camel}.metadata?.name ?? ''}-${n.singular}\` },
+    };
+    const { result } = await createOrUpdate(client, configMap, (cm) => {
+      cm.data = { message: ${n.camel}.spec.message };
+      setControllerReference(${n.camel}, cm);
+    });
+    if (result !== 'unchanged') ctx.logger.info(\`ConfigMap \${result}\`, { configMap: configMap.metadata?.name });
+  },
+};
+`;
+}
+
+export function controllerOperatorFile(n: ProjectNames): string {
+  return `import type { KubeConfig } from '@kubernetes/client-node';
+import { Controller, type ControllerConfig, type Logger } from 'reconcilekit';
+import { ${n.camel}Reconciler } from './reconciler.js';
+import { ${n.kind.toUpperCase()}_RESOURCE, type ${n.kind} } from './${n.singular}.js';
+
+export const OPERATOR_NAME = '${n.name}';
+
+/** Everything but the operator's logic: where it connects, logs, serves health, elects a leader. */
+export interface OperatorOptions {
+  /** Default: KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
+  kubeConfig?: KubeConfig;
+  logger?: Logger;
+  healthServer?: ControllerConfig<${n.kind}>['healthServer'];
+  leaderElection?: ControllerConfig<${n.kind}>['leaderElection'];
+}
+
+/** The operator: main.ts runs it, test/operator.test.ts runs it against the embedded API server. */
+export function createOperator(options: OperatorOptions = {}): Controller<${n.kind}> {
+  return new Controller<${n.kind}>({
+    name: OPERATOR_NAME,
+    resource: ${n.kind.toUpperCase()}_RESOURCE,
+    // A change to (or deletion of) an owned ConfigMap wakes its ${n.kind}: drift is repaired.
+    owns: [{ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' }],
+    reconciler: ${n.camel}Reconciler,
+    ...options,
+  });
+}
 `;
 }
