@@ -1,6 +1,10 @@
-// reconcilekit — Kubernetes operators as CRUD resources.
-// Re-exports only; one concept per module. Sections are owned by their layer.
+/**
+ * Kubernetes operators in TypeScript: the engine, its front ends (CRUD resources, reconcile functions, informer controllers, phases, declarative operators), the client, watches and observability.
+ *
+ * @module reconcilekit
+ */
 
+// Re-exports only; one concept per module. Sections are owned by their layer.
 // --- core: util, context, resource, router, errors, logging (issue: CRUD core) ---
 export { sleep } from './util/sleep.js';
 export { jitter } from './util/jitter.js';
@@ -109,6 +113,10 @@ export { LOG_FORMATS, LOG_FORMAT_ENV, type LogFormat } from './observability/log
 export { serialiseError, type SerialisedError } from './observability/logger-serialise-errors.js';
 
 // --- engine: kube, watch, queue, observability, leader, framework (issue: Framework) ---
+/**
+ * The package version.
+ * @category Utilities
+ */
 export const VERSION = '0.1.0';
 // engine/plumbing: kube, watch, queue, leader
 export type { ResourceRef, ObjectRef } from './kube/resource-ref.js';

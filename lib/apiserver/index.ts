@@ -1,4 +1,8 @@
-// reconcilekit/apiserver — embedded Kubernetes-compatible API server.
+/**
+ * The embedded Kubernetes-compatible API server: `startApiServer` and its options.
+ *
+ * @module reconcilekit/apiserver
+ */
 export {
   startApiServer,
   DEFAULT_HOST,

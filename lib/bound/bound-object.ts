@@ -45,10 +45,16 @@ import {
 } from './guard.js';
 import { instanceLabelValue } from './instance-label.js';
 
-/** Where a bound object's Events go: the engine's recorder (`eventRecorderKey`) or any sink. */
+/**
+ * Where a bound object's Events go: the engine's recorder (`eventRecorderKey`) or any sink.
+ * @category Phases, status and guards
+ */
 export type EventSink = (event: RecordedEvent, obj?: KubernetesObject) => void;
 
-/** Options of {@link bindObject}. */
+/**
+ * Options of {@link bindObject}.
+ * @category Phases, status and guards
+ */
 export interface BindObjectOptions {
   /** The one condition type this handle guards and updates (e.g. `Tunnel`); validated as metav1 does. */
   conditionType: string;
@@ -75,6 +81,7 @@ const RELEASE_ATTEMPTS = 5;
  * A handle on one object bound to one condition (sequencer's `ProviderController`), for code that makes
  * external side effects: `guard` locks the condition with a resourceVersion-guarded write before the side
  * effect, so a stale object never reaches it. Every write through the handle refreshes {@link object}.
+ * @category Phases, status and guards
  */
 export class BoundObject<Obj extends KubernetesObject = KubernetesObject> {
   readonly conditionType: string;
@@ -457,6 +464,7 @@ export class BoundObject<Obj extends KubernetesObject = KubernetesObject> {
 /**
  * Binds `obj` and one condition type to a handle for guarded side effects (see {@link BoundObject}).
  * Throws {@link InvalidConfigError} for an invalid condition type or when no client is available.
+ * @category Phases, status and guards
  */
 export function bindObject<Obj extends KubernetesObject>(
   ctx: ReconcileContext,

@@ -10,7 +10,10 @@ import {
 } from '../framework/condition-names.js';
 import { ERROR_REASON, LOCKED_REASON } from './defaults.js';
 
-/** What a guarded task resolves to: the bound condition's new status, reason and optional message. */
+/**
+ * What a guarded task resolves to: the bound condition's new status, reason and optional message.
+ * @category Phases, status and guards
+ */
 export interface GuardTaskResult {
   status: StatusCondition['status'];
   /** CamelCase reason (e.g. `Created`); an invalid or over-long one is made valid (see `boundConditionReason`). */
@@ -18,10 +21,16 @@ export interface GuardTaskResult {
   message?: string;
 }
 
-/** The side effect `guard` protects; receives the pass's AbortSignal. */
+/**
+ * The side effect `guard` protects; receives the pass's AbortSignal.
+ * @category Phases, status and guards
+ */
 export type GuardTask = (signal: AbortSignal) => Awaitable<GuardTaskResult>;
 
-/** Per-call options of `guard`. */
+/**
+ * Per-call options of `guard`.
+ * @category Phases, status and guards
+ */
 export interface GuardOptions {
   /** Age after which a held lock is taken over. Default: the bound object's (`DEFAULT_GUARD_LOCK_TTL_MS`). */
   lockTtlMs?: number;

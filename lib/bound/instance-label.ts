@@ -7,6 +7,7 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 /**
  * `name` as a label value: unchanged when valid (≤ 63 characters — most object names), else the first
  * 52 characters, `-` and 10 hex characters of its SHA-256, so long names still get a stable, unique value.
+ * @category Phases, status and guards
  */
 export function instanceLabelValue(name: string): string {
   if (name.length <= MAX_LABEL_VALUE && LABEL_VALUE.test(name)) return name;

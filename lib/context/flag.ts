@@ -9,6 +9,7 @@ import type { ReconcileContext } from './reconcile-context.js';
  * for `resourceCanceled` once per resource). `is` is false when the flag is not installed. `set` on a flag
  * that was never installed installs it already set: setting a flag is never a silent no-op. Setting is
  * idempotent; nothing can unset a flag except installing a fresh one.
+ * @category Reconcile context and flags
  */
 export interface Flag {
   /** Name used in logs and docs. */
@@ -23,7 +24,10 @@ export interface Flag {
   isInstalled(ctx: ReconcileContext): boolean;
 }
 
-/** Defines a new flag; user flags work exactly like the built-in ones. */
+/**
+ * Defines a new flag; user flags work exactly like the built-in ones.
+ * @category Reconcile context and flags
+ */
 export function defineFlag(name: string): Flag {
   if (typeof name !== 'string' || name === '') {
     throw new InvalidConfigError('defineFlag(name): name must be a non-empty string');

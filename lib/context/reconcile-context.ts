@@ -3,7 +3,10 @@ import { silentLogger } from '../observability/logger-silent.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import type { ContextKey } from './context-key.js';
 
-/** Options of {@link ReconcileContext}. */
+/**
+ * Options of {@link ReconcileContext}.
+ * @category Reconcile context and flags
+ */
 export interface ReconcileContextOptions {
   /** Aborts the reconciliation (shutdown, lost leadership). Default: a signal that never aborts. */
   signal?: AbortSignal;
@@ -28,6 +31,7 @@ interface Derived {
  * flag raised) deep inside a resource is visible to the engine that created the context — information
  * flows back up, as with operatorkit's context channels. Derived contexts differ only in their logger,
  * which is how the `resource` and `function` keys reach a resource's log lines without leaking.
+ * @category Reconcile context and flags
  */
 export class ReconcileContext {
   /** Aborted when the reconciliation must stop (shutdown); async work should pass it on. */

@@ -7,6 +7,7 @@ import type { ReconcileFunction, Reconciler } from './reconcile-types.js';
 /**
  * Configuration of a {@link Controller}: `name`, `resource` and `reconciler` are required; every other
  * option is the engine's (see `CoreConfig`, same defaults as `Framework`).
+ * @category Controllers (reconcile functions)
  */
 export interface ControllerConfig<Obj extends KubernetesObject = KubernetesObject> extends CoreConfig {
   /** The kind to reconcile (controller-runtime's `For`). Required. */

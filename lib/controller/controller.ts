@@ -14,6 +14,7 @@ import { resolveControllerConfig, type ResolvedControllerConfig } from './resolv
  * changes. Runs on the same engine as `Framework` (`ControllerCore`): level-triggered, never two calls
  * for one key at once, bursts coalesced, retries with per-key backoff or a `retryPolicy`, finalizer
  * managed when `cleanup` is given. See docs/controller.md.
+ * @category Controllers (reconcile functions)
  */
 export class Controller<Obj extends KubernetesObject = KubernetesObject> {
   /** The configuration with every default applied. */

@@ -1,6 +1,9 @@
 import { ERROR_KIND, hasKind } from '../errors/has-cause.js';
 
-/** Options of a {@link ReconcileError}. */
+/**
+ * Options of a {@link ReconcileError}.
+ * @category Controllers (reconcile functions)
+ */
 export interface ReconcileErrorOptions {
   /** The underlying error. */
   cause?: unknown;
@@ -16,6 +19,7 @@ export interface ReconcileErrorOptions {
 /**
  * A failure of a reconcile function that also carries state for the next call, or a requeue that wins
  * over the error (Go's "return result, err").
+ * @category Controllers (reconcile functions)
  */
 export class ReconcileError extends Error {
   readonly [ERROR_KIND] = 'Reconcile';
@@ -30,7 +34,10 @@ export class ReconcileError extends Error {
   }
 }
 
-/** Whether `err` is a {@link ReconcileError} (not its causes: its state belongs to the outermost one). */
+/**
+ * Whether `err` is a {@link ReconcileError} (not its causes: its state belongs to the outermost one).
+ * @category Controllers (reconcile functions)
+ */
 export function isReconcileError(err: unknown): err is ReconcileError {
   return err instanceof ReconcileError || hasKind(err, 'Reconcile');
 }

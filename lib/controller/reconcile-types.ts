@@ -2,7 +2,10 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import type { Awaitable } from '../resource/crud-resource-ops.js';
 
-/** Why a reconcile function is called. */
+/**
+ * Why a reconcile function is called.
+ * @category Controllers (reconcile functions)
+ */
 export type ReconcileAction = 'created' | 'updated' | 'deleted' | 'resynced';
 
 /** The {@link ReconcileAction} values by name. */
@@ -13,7 +16,10 @@ export const ReconcileAction = Object.freeze({
   Resynced: 'resynced',
 } as const);
 
-/** One call of a reconcile function. */
+/**
+ * One call of a reconcile function.
+ * @category Controllers (reconcile functions)
+ */
 export interface ReconcileRequest<Obj extends KubernetesObject = KubernetesObject> {
   /**
    * `deleted` while the object is being deleted or gone; `created` when this process has not reconciled
@@ -34,7 +40,10 @@ export interface ReconcileRequest<Obj extends KubernetesObject = KubernetesObjec
   readonly attempt: number;
 }
 
-/** What a reconcile function may return (or nothing: done). */
+/**
+ * What a reconcile function may return (or nothing: done).
+ * @category Controllers (reconcile functions)
+ */
 export interface ReconcileResult {
   /** Run again after this delay (ms ≥ 0). A success: resets the backoff, does not count as a failure. */
   requeueAfterMs?: number;
@@ -42,7 +51,10 @@ export interface ReconcileResult {
   state?: Record<string, unknown>;
 }
 
-/** A reconcile function: brings the world in line with `req.object`. Throw to fail (retried). */
+/**
+ * A reconcile function: brings the world in line with `req.object`. Throw to fail (retried).
+ * @category Controllers (reconcile functions)
+ */
 export type ReconcileFunction<Obj extends KubernetesObject = KubernetesObject> = (
   ctx: ReconcileContext,
   req: ReconcileRequest<Obj>,
@@ -52,6 +64,7 @@ export type ReconcileFunction<Obj extends KubernetesObject = KubernetesObject> =
  * A reconciler object. With `cleanup`, the engine manages a finalizer: it is on the object before the
  * first `reconcile`, `cleanup` runs while the object is being deleted, and the finalizer goes only after
  * `cleanup` succeeded. Without it, a deletion calls `reconcile` once with `action: 'deleted'`.
+ * @category Controllers (reconcile functions)
  */
 export interface Reconciler<Obj extends KubernetesObject = KubernetesObject> {
   reconcile: ReconcileFunction<Obj>;

@@ -12,7 +12,10 @@ import type { WatchSource } from '../framework/watch-source.js';
 import type { ControllerConfig } from './controller-config.js';
 import type { Reconciler } from './reconcile-types.js';
 
-/** A {@link ControllerConfig} with every default applied and every field checked. */
+/**
+ * A {@link ControllerConfig} with every default applied and every field checked.
+ * @category Controllers (reconcile functions)
+ */
 export interface ResolvedControllerConfig<
   Obj extends KubernetesObject = KubernetesObject,
 > extends ResolvedCoreConfig {
@@ -50,6 +53,7 @@ function predicateList(value: unknown, field: string): readonly unknown[] {
 /**
  * Checks `config` and applies every default. Throws `InvalidConfigError` naming the field and what to
  * change.
+ * @category Controllers (reconcile functions)
  */
 export function resolveControllerConfig<Obj extends KubernetesObject>(
   config: ControllerConfig<Obj>,

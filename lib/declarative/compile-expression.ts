@@ -122,7 +122,10 @@ export function compileDict(dict: Record<string, unknown>, path: string): Compil
   };
 }
 
-/** Options of {@link evaluateExpression}. */
+/**
+ * Options of {@link evaluateExpression}.
+ * @category Declarative operators
+ */
 export interface EvaluateExpressionOptions {
   /** `$$` for a list operator's element. Default: none. */
   subject?: unknown;
@@ -134,6 +137,7 @@ export interface EvaluateExpressionOptions {
  * Evaluates a declarative expression against `document` (dcontroller's expression language; see
  * docs/declarative.md for every operator). Throws {@link DeclarativeSpecError} for a malformed expression
  * and {@link ExpressionError} for a type error in the data, both naming where (`expression['@and'][1]`).
+ * @category Declarative operators
  */
 export function evaluateExpression(
   expression: Expression,

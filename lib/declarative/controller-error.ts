@@ -1,13 +1,20 @@
 import { ERROR_KIND, hasCause, hasKind } from '../errors/has-cause.js';
 
-/** Errors a declarative controller keeps for its status (dcontroller's 10). */
+/**
+ * Errors a declarative controller keeps for its status (dcontroller's 10).
+ * @category Declarative operators
+ */
 export const MAX_CONTROLLER_ERRORS = 10;
-/** Messages longer than this are trimmed in status (dcontroller's 245). */
+/**
+ * Messages longer than this are trimmed in status (dcontroller's 245).
+ * @category Declarative operators
+ */
 export const MAX_ERROR_MESSAGE_LENGTH = 245;
 
 /**
  * An error of one declarative controller, tagged with the operator and controller it belongs to.
  * `critical`: the controller cannot run (its spec is invalid) — status Ready False / NotReady.
+ * @category Declarative operators
  */
 export class ControllerError extends Error {
   readonly [ERROR_KIND] = 'DeclarativeController';
@@ -25,7 +32,10 @@ export class ControllerError extends Error {
   }
 }
 
-/** Whether `err`, or any error on its `cause` chain, is a {@link ControllerError}. */
+/**
+ * Whether `err`, or any error on its `cause` chain, is a {@link ControllerError}.
+ * @category Declarative operators
+ */
 export function isControllerError(err: unknown): boolean {
   return hasCause(err, (c) => c instanceof ControllerError || hasKind(c, 'DeclarativeController'));
 }
@@ -33,6 +43,7 @@ export function isControllerError(err: unknown): boolean {
 /**
  * dcontroller's trim: a message over {@link MAX_ERROR_MESSAGE_LENGTH} characters becomes its first 119 +
  * `[...]` + its last 120 (counted in code points, so no character is cut in half; upstream slices bytes).
+ * @category Declarative operators
  */
 export function trimErrorMessage(message: string): string {
   const chars = Array.from(message); // code points, as documented

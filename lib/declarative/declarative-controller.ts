@@ -15,14 +15,20 @@ import type { PredicateSpec, ResourceSpec } from './operator-spec.js';
 import { labelSelectorString, resolveResource, type ResolvedResource } from './resolve-resource.js';
 import { TargetWriter, type WriteCounts } from './target-writer.js';
 
-/** A controller's status: dcontroller's `{name, conditions: [Ready], lastErrors}`. */
+/**
+ * A controller's status: dcontroller's `{name, conditions: [Ready], lastErrors}`.
+ * @category Declarative operators
+ */
 export interface ControllerStatus {
   name: string;
   conditions: StatusCondition[];
   lastErrors?: string[];
 }
 
-/** A declarative controller as its operator shows it. */
+/**
+ * A declarative controller as its operator shows it.
+ * @category Declarative operators
+ */
 export interface DeclarativeController {
   readonly name: string;
   /** Whether the controller cannot run (an invalid spec, a kind that does not exist). */

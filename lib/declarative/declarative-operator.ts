@@ -22,7 +22,10 @@ import type { ControllerSpec, OperatorSpec } from './operator-spec.js';
 import { RoutingObjectClient } from './routing-object-client.js';
 import { DEFAULT_VIEW_GROUP_SUFFIX, viewCrd, viewGroup } from './view-kinds.js';
 
-/** Options of a {@link DeclarativeOperator}. */
+/**
+ * Options of a {@link DeclarativeOperator}.
+ * @category Declarative operators
+ */
 export interface DeclarativeOperatorOptions {
   /**
    * The cluster of non-view kinds. Default: `loadKubeConfig()` (KUBECONFIG, ~/.kube/config, in-cluster);
@@ -48,7 +51,10 @@ export interface DeclarativeOperatorOptions {
   errorRateLimit?: { first: number; intervalMs: number };
 }
 
-/** The status of every controller of an operator (dcontroller's `OperatorStatus`). */
+/**
+ * The status of every controller of an operator (dcontroller's `OperatorStatus`).
+ * @category Declarative operators
+ */
 export interface OperatorStatus {
   controllers: ControllerStatus[];
 }
@@ -59,6 +65,7 @@ export interface OperatorStatus {
  * no `apiGroup`) are schemaless kinds of `<name>.view.reconcilekit.io/v1alpha1` in an embedded API server,
  * so `kubectl` and watches work on them. A bad controller never stops the others: its status says what is
  * wrong (Ready False) and where (`controllers[1].pipeline['@aggregate'][0]`). See docs/declarative.md.
+ * @category Declarative operators
  */
 export class DeclarativeOperator {
   readonly name: string;

@@ -4,6 +4,7 @@ import { ERROR_KIND, hasCause, hasKind } from '../errors/has-cause.js';
  * A declarative spec that cannot run, with where: `path` names the field
  * (`controllers[0].pipeline['@aggregate'][1]['@select']`) and the message says what to change. A controller
  * with such an error is still created; its status shows the error as critical (Ready False / NotReady).
+ * @category Declarative operators
  */
 export class DeclarativeSpecError extends Error {
   readonly [ERROR_KIND] = 'DeclarativeSpec';
@@ -20,7 +21,10 @@ export class DeclarativeSpecError extends Error {
   }
 }
 
-/** Whether `err`, or any error on its `cause` chain, is a {@link DeclarativeSpecError}. */
+/**
+ * Whether `err`, or any error on its `cause` chain, is a {@link DeclarativeSpecError}.
+ * @category Declarative operators
+ */
 export function isDeclarativeSpecError(err: unknown): boolean {
   return hasCause(
     err,
@@ -31,6 +35,7 @@ export function isDeclarativeSpecError(err: unknown): boolean {
 /**
  * An expression or pipeline stage failed on the data it was given (a type error, a list where an object
  * was needed …). Not critical: the data may change; the pass is retried with backoff.
+ * @category Declarative operators
  */
 export class ExpressionError extends Error {
   readonly [ERROR_KIND] = 'Expression';
@@ -47,7 +52,10 @@ export class ExpressionError extends Error {
   }
 }
 
-/** Whether `err`, or any error on its `cause` chain, is an {@link ExpressionError}. */
+/**
+ * Whether `err`, or any error on its `cause` chain, is an {@link ExpressionError}.
+ * @category Declarative operators
+ */
 export function isExpressionError(err: unknown): boolean {
   return hasCause(
     err,

@@ -1,9 +1,18 @@
-/** Errors the operator's error listeners get at once before the interval applies (dcontroller's `First: 3`). */
+/**
+ * Errors the operator's error listeners get at once before the interval applies (dcontroller's `First: 3`).
+ * @category Declarative operators
+ */
 export const DEFAULT_ERROR_RATE_FIRST = 3;
-/** After the first ones, at most one error per this many ms reaches the listeners (dcontroller's 2 s). */
+/**
+ * After the first ones, at most one error per this many ms reaches the listeners (dcontroller's 2 s).
+ * @category Declarative operators
+ */
 export const DEFAULT_ERROR_RATE_INTERVAL_MS = 2_000;
 
-/** Options of {@link ErrorRateLimiter}. */
+/**
+ * Options of {@link ErrorRateLimiter}.
+ * @category Declarative operators
+ */
 export interface ErrorRateLimiterOptions {
   /** How many calls pass unconditionally. Default {@link DEFAULT_ERROR_RATE_FIRST}. */
   first?: number;
@@ -17,6 +26,7 @@ export interface ErrorRateLimiterOptions {
  * Go's `rate.Sometimes{First, Interval}` as dcontroller uses it for its error channel: the first `first`
  * calls pass, then one call passes when at least `intervalMs` went by since the last that passed. Never
  * waits: a call that does not pass is refused at once (the error stays in the controller's history).
+ * @category Declarative operators
  */
 export class ErrorRateLimiter {
   private readonly first: number;

@@ -228,7 +228,10 @@ export function compilePipeline(
   };
 }
 
-/** Options of {@link evaluatePipeline}. */
+/**
+ * Options of {@link evaluatePipeline}.
+ * @category Declarative operators
+ */
 export interface EvaluatePipelineOptions {
   /** The clock of `@now`. Default: `() => new Date()`. */
   now?: () => Date;
@@ -239,6 +242,7 @@ export interface EvaluatePipelineOptions {
  * the join, then each stage. Every output must be an object with a `metadata.name`. Throws
  * {@link DeclarativeSpecError} for a malformed pipeline and {@link ExpressionError} for bad data, located
  * from `pipeline`.
+ * @category Declarative operators
  */
 export function evaluatePipeline(
   spec: PipelineSpec | undefined,

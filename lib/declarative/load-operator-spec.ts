@@ -11,6 +11,7 @@ import type { OperatorSpec } from './operator-spec.js';
  *
  * Parsed with client-node's `loadYaml` (js-yaml, already a dependency), nested under one key so that
  * client-node does not convert a document that happens to carry `apiVersion`/`kind` into a typed model.
+ * @category Declarative operators
  */
 export function parseOperatorSpec(text: string, source = 'spec'): OperatorSpec {
   let doc: unknown;
@@ -38,7 +39,10 @@ export function parseOperatorSpec(text: string, source = 'spec'): OperatorSpec {
   return checkOperatorSpec(doc, source);
 }
 
-/** Reads and parses an operator spec file ({@link parseOperatorSpec}); errors name the file. */
+/**
+ * Reads and parses an operator spec file ({@link parseOperatorSpec}); errors name the file.
+ * @category Declarative operators
+ */
 export async function loadOperatorSpec(path: string, signal?: AbortSignal): Promise<OperatorSpec> {
   const text = await readFile(path, { encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
   return parseOperatorSpec(text, path);

@@ -15,10 +15,16 @@ import type { OperatorSpec } from './operator-spec.js';
 import { RoutingObjectClient } from './routing-object-client.js';
 import { DEFAULT_VIEW_GROUP_SUFFIX } from './view-kinds.js';
 
-/** Errors the group's `errors()` holds for a slow reader before dropping the oldest (dcontroller's 64). */
+/**
+ * Errors the group's `errors()` holds for a slow reader before dropping the oldest (dcontroller's 64).
+ * @category Declarative operators
+ */
 export const STATUS_CHANNEL_BUFFER_SIZE = 64;
 
-/** Options of an {@link OperatorGroup}. */
+/**
+ * Options of an {@link OperatorGroup}.
+ * @category Declarative operators
+ */
 export interface OperatorGroupOptions {
   /** The cluster of non-view kinds. Default: `loadKubeConfig()`, else the view server alone. */
   kubeConfig?: KubeConfig;
@@ -40,6 +46,7 @@ export interface OperatorGroupOptions {
  * Unlike upstream: `getOperator` of an unknown name is undefined (no crash), deleting an operator removes
  * its views, and a slow or absent `errors()` reader never blocks a controller (the oldest buffered error is
  * dropped and counted instead).
+ * @category Declarative operators
  */
 export class OperatorGroup {
   private readonly operators = new Map<string, DeclarativeOperator>();

@@ -4,10 +4,16 @@
  * same shape is read from YAML ({@link loadOperatorSpec}) or given as an object.
  */
 
-/** A JSON value read as an expression: a literal, a `"$.json.path"` string, or `{ "@op": args }`. */
+/**
+ * A JSON value read as an expression: a literal, a `"$.json.path"` string, or `{ "@op": args }`.
+ * @category Declarative operators
+ */
 export type Expression = unknown;
 
-/** Names a kind. Without `apiGroup` it is a view kind of the operator (group `<operator>.view.reconcilekit.io`). */
+/**
+ * Names a kind. Without `apiGroup` it is a view kind of the operator (group `<operator>.view.reconcilekit.io`).
+ * @category Declarative operators
+ */
 export interface ResourceSpec {
   /** API group; `''` is the core group (`v1`). Omitted: a view kind of this operator. */
   apiGroup?: string;
@@ -17,7 +23,10 @@ export interface ResourceSpec {
   kind: string;
 }
 
-/** A serialisable watch predicate (controller-runtime's predicates, as dcontroller spells them). */
+/**
+ * A serialisable watch predicate (controller-runtime's predicates, as dcontroller spells them).
+ * @category Declarative operators
+ */
 export type PredicateSpec =
   | { GenerationChanged: Record<string, never> | null }
   | { ResourceVersionChanged: Record<string, never> | null }
@@ -27,7 +36,10 @@ export type PredicateSpec =
   | { Or: PredicateSpec[] }
   | { Not: PredicateSpec };
 
-/** A label selector in its Kubernetes object form. */
+/**
+ * A label selector in its Kubernetes object form.
+ * @category Declarative operators
+ */
 export interface LabelSelectorSpec {
   matchLabels?: Record<string, string>;
   matchExpressions?: {
@@ -37,7 +49,10 @@ export interface LabelSelectorSpec {
   }[];
 }
 
-/** A watched kind whose objects feed the pipeline. */
+/**
+ * A watched kind whose objects feed the pipeline.
+ * @category Declarative operators
+ */
 export interface SourceSpec extends ResourceSpec {
   /** Only objects of this namespace. Default: every namespace. */
   namespace?: string;
@@ -47,7 +62,10 @@ export interface SourceSpec extends ResourceSpec {
   predicate?: PredicateSpec;
 }
 
-/** Where a controller writes its pipeline's output. */
+/**
+ * Where a controller writes its pipeline's output.
+ * @category Declarative operators
+ */
 export interface TargetSpec extends ResourceSpec {
   /**
    * `Updater` (default): create or update, replacing every field but metadata; labels and annotations are
@@ -57,7 +75,10 @@ export interface TargetSpec extends ResourceSpec {
   type?: 'Updater' | 'Patcher';
 }
 
-/** One aggregation stage. `@demux` is a later name of `@unwind`, `@mux` of `@gather`. */
+/**
+ * One aggregation stage. `@demux` is a later name of `@unwind`, `@mux` of `@gather`.
+ * @category Declarative operators
+ */
 export type Stage =
   | { '@select': Expression }
   | { '@project': Expression }
@@ -69,10 +90,14 @@ export type Stage =
 /**
  * A pipeline: an optional `@join` (required with more than one source) and the aggregation stages run on
  * every joined document, in order. A bare list of stages is the later flat form of `{ '@aggregate': […] }`.
+ * @category Declarative operators
  */
 export type PipelineSpec = { '@join'?: Expression; '@aggregate'?: Stage[] } | Stage[];
 
-/** One declarative controller. */
+/**
+ * One declarative controller.
+ * @category Declarative operators
+ */
 export interface ControllerSpec {
   /** Unique within the operator; names the controller in status and errors. Required. */
   name: string;
@@ -84,11 +109,18 @@ export interface ControllerSpec {
   target: TargetSpec;
 }
 
-/** A declarative operator: 1–255 controllers. */
+/**
+ * A declarative operator: 1–255 controllers.
+ * @category Declarative operators
+ */
 export interface OperatorSpec {
   controllers: ControllerSpec[];
 }
 
-/** Fewest and most controllers an operator spec may hold (dcontroller's CRD bounds). */
+/**
+ * Fewest and most controllers an operator spec may hold (dcontroller's CRD bounds).
+ * @category Declarative operators
+ */
 export const MIN_CONTROLLERS = 1;
+/** @category Declarative operators */
 export const MAX_CONTROLLERS = 255;

@@ -16,6 +16,7 @@ import { isViewApiVersion } from './view-kinds.js';
  * An {@link ObjectClient} that sends view kinds (`<operator>.view.reconcilekit.io/…`) to the view server
  * and everything else to the cluster (dcontroller's `Group.GetClient` multiplexer). When both are one
  * server (the embedded server with no cluster) it is a plain client for it.
+ * @category Declarative operators
  */
 export class RoutingObjectClient extends ObjectClient {
   constructor(

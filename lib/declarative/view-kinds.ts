@@ -1,11 +1,20 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 
-/** Views live in the group `<operator>.<suffix>` (dcontroller: `<operator>.view.dcontroller.io`). */
+/**
+ * Views live in the group `<operator>.<suffix>` (dcontroller: `<operator>.view.dcontroller.io`).
+ * @category Declarative operators
+ */
 export const DEFAULT_VIEW_GROUP_SUFFIX = 'view.reconcilekit.io';
-/** The one version of every view kind (dcontroller's). */
+/**
+ * The one version of every view kind (dcontroller's).
+ * @category Declarative operators
+ */
 export const VIEW_VERSION = 'v1alpha1';
 
-/** The view group of an operator: `<operator>.view.reconcilekit.io`. */
+/**
+ * The view group of an operator: `<operator>.view.reconcilekit.io`.
+ * @category Declarative operators
+ */
 export function viewGroup(operator: string, suffix = DEFAULT_VIEW_GROUP_SUFFIX): string {
   return `${operator}.${suffix}`;
 }

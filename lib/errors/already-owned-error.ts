@@ -4,6 +4,7 @@ import { ERROR_KIND, hasCause, hasKind } from './has-cause.js';
  * `setControllerReference` was asked to make an object the controller of a child that already has another
  * controller (an ownerReference with `controller: true` and a different uid). An object has at most one
  * controller: remove the other reference first, or set a plain (non-controller) owner reference.
+ * @category Errors
  */
 export class AlreadyOwnedError extends Error {
   readonly [ERROR_KIND] = 'AlreadyOwned';
@@ -21,7 +22,10 @@ export class AlreadyOwnedError extends Error {
   }
 }
 
-/** Whether `err`, or any error on its `cause` chain, is an {@link AlreadyOwnedError}. */
+/**
+ * Whether `err`, or any error on its `cause` chain, is an {@link AlreadyOwnedError}.
+ * @category Errors
+ */
 export function isAlreadyOwned(err: unknown): boolean {
   return hasCause(err, (c) => c instanceof AlreadyOwnedError || hasKind(c, 'AlreadyOwned'));
 }

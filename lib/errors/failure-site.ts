@@ -1,6 +1,7 @@
 /**
  * Where a reconcile failure happened: the resource and its CRUD step (`newUpdatePatch`), or the
  * reconciler function (`reconcile`, `cleanup`) of a `Controller`.
+ * @category Errors
  */
 export interface FailureSite {
   /** The resource's name (CRUD front end); undefined for a reconcile function. */
@@ -19,12 +20,18 @@ export function noteFailureSite(err: unknown, site: FailureSite): void {
   if (typeof err === 'object' && err !== null && !sites.has(err)) sites.set(err, site);
 }
 
-/** Where `err` was thrown, when the engine saw it leave a resource step or a reconciler. */
+/**
+ * Where `err` was thrown, when the engine saw it leave a resource step or a reconciler.
+ * @category Errors
+ */
 export function failureSite(err: unknown): FailureSite | undefined {
   return typeof err === 'object' && err !== null ? sites.get(err) : undefined;
 }
 
-/** `resource "configmap" step newUpdatePatch`, or `reconciler.cleanup`. */
+/**
+ * `resource "configmap" step newUpdatePatch`, or `reconciler.cleanup`.
+ * @category Errors
+ */
 export function describeFailureSite(site: FailureSite): string {
   return site.resource === undefined
     ? `reconciler.${site.step}`

@@ -6,6 +6,7 @@ export const MAX_CAUSE_DEPTH = 100;
  *
  * Predicates such as `isInvalidConfig` are built on this, so an error stays recognisable after any
  * number of layers wrapped it with `new Error('…', { cause })`. Cycles in the chain are tolerated.
+ * @category Errors
  */
 export function hasCause(err: unknown, test: (candidate: unknown) => boolean): boolean {
   const seen = new Set<unknown>();

@@ -2,6 +2,7 @@ import { ERROR_KIND, hasCause, hasKind } from './has-cause.js';
 
 /**
  * A constructor or factory was given a configuration it cannot work with. The message names the field and what to change (`config.resourceSets must not be empty`).
+ * @category Errors
  */
 export class InvalidConfigError extends Error {
   readonly [ERROR_KIND] = 'InvalidConfig';
@@ -12,7 +13,10 @@ export class InvalidConfigError extends Error {
   }
 }
 
-/** Whether `err`, or any error on its `cause` chain, is a {@link InvalidConfigError}. */
+/**
+ * Whether `err`, or any error on its `cause` chain, is a {@link InvalidConfigError}.
+ * @category Errors
+ */
 export function isInvalidConfig(err: unknown): boolean {
   return hasCause(
     err,

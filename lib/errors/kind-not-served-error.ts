@@ -6,6 +6,7 @@ import { InvalidConfigError } from './invalid-config-error.js';
  * CustomResourceDefinition defines it (a typo in `apiVersion` or `kind`, or a CRD never installed). Thrown
  * at once instead of retrying until the cache sync timeout. The message names the kind, what the group
  * does serve, and what to do. An {@link InvalidConfigError}: start() does not retry it.
+ * @category Errors
  */
 export class KindNotServedError extends InvalidConfigError {
   constructor(
@@ -21,7 +22,10 @@ export class KindNotServedError extends InvalidConfigError {
   }
 }
 
-/** Whether `err`, or any error on its `cause` chain, is a {@link KindNotServedError}. */
+/**
+ * Whether `err`, or any error on its `cause` chain, is a {@link KindNotServedError}.
+ * @category Errors
+ */
 export function isKindNotServed(err: unknown): boolean {
   // The name also matches across duplicated module copies, where instanceof fails.
   return hasCause(

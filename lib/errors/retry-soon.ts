@@ -7,6 +7,7 @@ import { StaleObjectError } from './stale-object-error.js';
  * a {@link StaleObjectError} or a {@link ConditionLockedError}; undefined for any other error. Such a pass
  * is "retry soon", not a failure: counted as `requeue_after`, no error metric, no Warning Event, no error
  * condition, no backoff.
+ * @category Errors
  */
 export function retrySoonDelay(err: unknown): number | undefined {
   const seen = new Set<unknown>();

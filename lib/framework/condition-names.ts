@@ -1,10 +1,19 @@
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 
-/** metav1.Condition's limit on `type` (a qualified name: DNS-subdomain prefix ≤ 253, `/`, name ≤ 63). */
+/**
+ * metav1.Condition's limit on `type` (a qualified name: DNS-subdomain prefix ≤ 253, `/`, name ≤ 63).
+ * @category Engine: Framework and ControllerCore
+ */
 export const MAX_CONDITION_TYPE_LENGTH = 316;
-/** metav1.Condition's limit on `reason`. */
+/**
+ * metav1.Condition's limit on `reason`.
+ * @category Engine: Framework and ControllerCore
+ */
 export const MAX_CONDITION_REASON_LENGTH = 1024;
-/** metav1.Condition's limit on `message`. */
+/**
+ * metav1.Condition's limit on `message`.
+ * @category Engine: Framework and ControllerCore
+ */
 export const MAX_CONDITION_MESSAGE_LENGTH = 32_768;
 
 const TYPE_PATTERN =
@@ -15,6 +24,7 @@ const REASON_PATTERN = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
  * Throws {@link InvalidConfigError} unless `type` is a condition type the API server accepts (the
  * `metav1.Condition` rules: a qualified name such as `Ready` or `example.com/Synced`, ≤ 316 characters).
  * Checked up front so a bad type fails at bind time, not as a 422 halfway through a guarded task.
+ * @category Engine: Framework and ControllerCore
  */
 export function validateConditionType(type: unknown, what = 'conditionType'): asserts type is string {
   if (typeof type !== 'string' || type === '') {
@@ -35,7 +45,10 @@ export function validateConditionType(type: unknown, what = 'conditionType'): as
   }
 }
 
-/** Whether `reason` is a valid condition reason (CamelCase-ish: `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`, ≤ 1024). */
+/**
+ * Whether `reason` is a valid condition reason (CamelCase-ish: `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`, ≤ 1024).
+ * @category Engine: Framework and ControllerCore
+ */
 export function isValidConditionReason(reason: unknown): reason is string {
   return (
     typeof reason === 'string' && reason.length <= MAX_CONDITION_REASON_LENGTH && REASON_PATTERN.test(reason)
@@ -47,6 +60,7 @@ export function isValidConditionReason(reason: unknown): reason is string {
  * other characters dropped, cut to 1024 characters; `fallback` when nothing valid remains. A valid reason is
  * returned unchanged. Used for reasons that come from user code at a point where failing would leave a
  * lock behind (a guarded task's result).
+ * @category Engine: Framework and ControllerCore
  */
 export function boundConditionReason(reason: unknown, fallback = 'Unknown'): string {
   if (isValidConditionReason(reason)) return reason;
@@ -58,7 +72,10 @@ export function boundConditionReason(reason: unknown, fallback = 'Unknown'): str
   return REASON_PATTERN.test(joined) ? joined : fallback;
 }
 
-/** `message` cut to the API's 32 768 characters (with a marker), so a long error never fails the write. */
+/**
+ * `message` cut to the API's 32 768 characters (with a marker), so a long error never fails the write.
+ * @category Engine: Framework and ControllerCore
+ */
 export function boundConditionMessage(message: unknown): string {
   const text =
     typeof message === 'string'

@@ -7,6 +7,7 @@ import type { Store } from '../watch/store.js';
 /**
  * The framework's API client (shared keep-alive connections), set in every reconciliation's context
  * when the framework has an API connection: `ctx.get(clientKey)`.
+ * @category Engine: Framework and ControllerCore
  */
 export const clientKey: ContextKey<ObjectClient> = defineContextKey<ObjectClient>('reconcilekit.client');
 
@@ -15,17 +16,22 @@ export const clientKey: ContextKey<ObjectClient> = defineContextKey<ObjectClient
  * `ctx.get(cacheKey)?.('ConfigMap')?.byOwnerUid(obj.metadata.uid)`; pass the apiVersion too when two
  * groups have a kind of that name (`('Service', 'v1')`). Reading from this cache instead of the API
  * server is what makes a reconcile cheap (controller-runtime's cached client).
+ * @category Engine: Framework and ControllerCore
  */
 export const cacheKey: ContextKey<(kind: string, apiVersion?: string) => Store | undefined> =
   defineContextKey<(kind: string, apiVersion?: string) => Store | undefined>('reconcilekit.cache');
 
-/** Posts a Kubernetes Event about the reconciled object (or `obj`), through the engine's recorder. */
+/**
+ * Posts a Kubernetes Event about the reconciled object (or `obj`), through the engine's recorder.
+ * @category Engine: Framework and ControllerCore
+ */
 export type RecordEvent = (event: RecordedEvent, obj?: KubernetesObject) => void;
 
 /**
  * Events from user code: `ctx.get(eventRecorderKey)?.({ type: 'Normal', reason: 'Provisioned', message })`
  * posts an Event on the object of this pass (or on `obj`), aggregated like the engine's own Warning
  * Events. Set when the controller has an API connection and `events` is not false.
+ * @category Engine: Framework and ControllerCore
  */
 export const eventRecorderKey: ContextKey<RecordEvent> = defineContextKey<RecordEvent>(
   'reconcilekit.eventRecorder',

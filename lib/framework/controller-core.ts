@@ -48,7 +48,10 @@ import { WorkerPool } from './worker-pool.js';
 /** How long `stop()` waits for pending Events to be written. */
 const EVENT_FLUSH_TIMEOUT_MS = 2_000;
 
-/** What a front end hands the core. */
+/**
+ * What a front end hands the core.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface CoreParts<Obj extends KubernetesObject> {
   /** The resolved generic options. */
   config: ResolvedCoreConfig;
@@ -62,7 +65,10 @@ export interface CoreParts<Obj extends KubernetesObject> {
   predicates?: readonly Predicate<Obj>[];
 }
 
-/** What an `Operator` shares with the controllers it runs (see {@link ControllerCore.joinOperator}). */
+/**
+ * What an `Operator` shares with the controllers it runs (see {@link ControllerCore.joinOperator}).
+ * @category Engine: Framework and ControllerCore
+ */
 export interface SharedResources {
   /** The operator's registry: every controller's metrics go there. */
   registry: Registry;
@@ -77,6 +83,7 @@ export interface SharedResources {
  * and its workers, leader election, health server, resync, pause, finalizers, deletion memory, retries
  * (rate limiter or RetryPolicy), TerminalError, error condition, Events, metrics, timeout and graceful
  * shutdown. A front end supplies only a {@link PassBody}. See docs/architecture.md.
+ * @category Engine: Framework and ControllerCore
  */
 export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   readonly config: ResolvedCoreConfig;

@@ -13,6 +13,7 @@ import { InvalidConfigError } from '../errors/invalid-config-error.js';
  * read from the API server), or when a namespaced owner would own a child in another namespace or a
  * cluster-scoped child (the garbage collector would delete such a child at once); throws
  * {@link AlreadyOwnedError} when the child already has a different controller.
+ * @category Engine: Framework and ControllerCore
  */
 export function setControllerReference<C extends KubernetesObject>(owner: KubernetesObject, child: C): C {
   const meta = owner.metadata;

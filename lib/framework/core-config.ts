@@ -7,7 +7,10 @@ import type { RateLimiter } from '../queue/rate-limiter.js';
 import type { Logger } from '../observability/logger.js';
 import type { BackOffFactory } from '../util/backoff.js';
 
-/** The kind the framework reconciles, and which of its objects. */
+/**
+ * The kind the framework reconciles, and which of its objects.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface FrameworkResource {
   /** `group/version` (or `v1`). */
   apiVersion: string;
@@ -23,7 +26,10 @@ export interface FrameworkResource {
   fieldSelector?: string;
 }
 
-/** A kind whose objects the reconciled kind owns (by ownerReference). */
+/**
+ * A kind whose objects the reconciled kind owns (by ownerReference).
+ * @category Engine: Framework and ControllerCore
+ */
 export interface OwnedResource {
   /** `group/version` (or `v1`). */
   apiVersion: string;
@@ -37,7 +43,10 @@ export interface OwnedResource {
   labelSelector?: string;
 }
 
-/** Lease-based leader election settings. */
+/**
+ * Lease-based leader election settings.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface LeaderElectionOptions {
   /** Name of the coordination.k8s.io/v1 Lease. Required. */
   leaseName: string;
@@ -56,7 +65,10 @@ export interface LeaderElectionOptions {
   retryPeriodMs?: number;
 }
 
-/** Where the health server listens. */
+/**
+ * Where the health server listens.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface HealthServerConfig {
   /** Bind address. Default 0.0.0.0 inside a pod (service-account token mounted: kubelet probes reach it), else 127.0.0.1. */
   host?: string;
@@ -74,6 +86,7 @@ export interface HealthServerConfig {
 /**
  * The options every front end shares (`Framework`, `Controller`, later ones): the engine's watches,
  * queue, workers, finalizer, leadership, health, metrics, Events and shutdown. Only `name` is required.
+ * @category Engine: Framework and ControllerCore
  */
 export interface CoreConfig {
   /** Controller name: metrics `controller` label, logs, Event source, default finalizer. Required. */

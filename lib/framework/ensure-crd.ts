@@ -18,6 +18,7 @@ interface CrdCondition {
 /**
  * Thrown when the API server refuses the CRD's names (NamesAccepted=False): a conflict to fix by hand, so
  * start() fails with it instead of retrying. An {@link InvalidConfigError}.
+ * @category Engine: Framework and ControllerCore
  */
 export class CrdNamesNotAcceptedError extends InvalidConfigError {
   override readonly name = 'CrdNamesNotAcceptedError';
@@ -33,6 +34,7 @@ const CRD_REF = {
  * Creates `crd` unless it exists, then waits until its `Established` condition is True (the kind is
  * served). Never deletes or updates an existing CRD. Aborts with `signal`. A CRD the server rejects (400,
  * 422) or whose names it does not accept is an {@link InvalidConfigError}.
+ * @category Engine: Framework and ControllerCore
  */
 export async function ensureCrd(
   client: ObjectClient,

@@ -13,13 +13,19 @@ import {
   type StatusConditionInput,
 } from './status-conditions.js';
 
-/** Condition type the framework sets to False on a failing object (`config.errorCondition`): `Ready`. */
+/**
+ * Condition type the framework sets to False on a failing object (`config.errorCondition`): `Ready`.
+ * @category Engine: Framework and ControllerCore
+ */
 export const DEFAULT_ERROR_CONDITION_TYPE = 'Ready';
 
 /** metav1.Condition's limit on `message`. */
 const MAX_MESSAGE_LENGTH = 32_768;
 
-/** What {@link ErrorConditionWriter} needs. */
+/**
+ * What {@link ErrorConditionWriter} needs.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface ErrorConditionWriterOptions {
   /** API client for discovery, GET and the status patch. */
   client: ObjectClient;
@@ -61,6 +67,7 @@ function sameCondition(a: StatusConditionInput | undefined, b: StatusConditionIn
  * the object's resourceVersion (re-read once on a conflict), so they never overwrite a newer status.
  * After the next successful pass the condition is removed again — unless something (normally the
  * user's status resource, setting `Ready=True`) changed it since: then it is theirs.
+ * @category Engine: Framework and ControllerCore
  */
 export class ErrorConditionWriter {
   private readonly o: ErrorConditionWriterOptions;

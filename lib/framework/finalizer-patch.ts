@@ -1,6 +1,9 @@
 import { DEFAULT_FINALIZER_PREFIX } from './defaults.js';
 
-/** One RFC 6902 JSON-Patch operation, as the finalizer patches use them. */
+/**
+ * One RFC 6902 JSON-Patch operation, as the finalizer patches use them.
+ * @category Engine: Framework and ControllerCore
+ */
 export type JsonPatchOperation =
   | { op: 'test'; path: string; value: unknown }
   | { op: 'add'; path: string; value: unknown }
@@ -17,12 +20,18 @@ interface FinalizerTarget {
     | undefined;
 }
 
-/** The finalizer a framework named `name` owns: `reconcilekit.io/<name>`. */
+/**
+ * The finalizer a framework named `name` owns: `reconcilekit.io/<name>`.
+ * @category Engine: Framework and ControllerCore
+ */
 export function finalizerName(frameworkName: string): string {
   return `${DEFAULT_FINALIZER_PREFIX}${frameworkName}`;
 }
 
-/** Whether `obj` lists `finalizer`. */
+/**
+ * Whether `obj` lists `finalizer`.
+ * @category Engine: Framework and ControllerCore
+ */
 export function hasFinalizer(obj: FinalizerTarget | undefined, finalizer: string): boolean {
   return obj?.metadata?.finalizers?.includes(finalizer) ?? false;
 }
@@ -33,6 +42,7 @@ export function hasFinalizer(obj: FinalizerTarget | undefined, finalizer: string
  * - `present`: already there, continue reconciling;
  * - `patch`: the JSON-Patch to send. It tests `/metadata/resourceVersion` first, so a concurrent
  *   writer makes it fail with a conflict instead of being clobbered; it creates the list when absent.
+ * @category Engine: Framework and ControllerCore
  */
 export function addFinalizerPatch(
   obj: FinalizerTarget,
@@ -56,6 +66,7 @@ export function addFinalizerPatch(
 /**
  * The JSON-Patch removing only `finalizer` from a freshly read `obj` (others' finalizers stay), guarded
  * by a resourceVersion test; undefined when the finalizer is not there (nothing to do).
+ * @category Engine: Framework and ControllerCore
  */
 export function removeFinalizerPatch(
   obj: FinalizerTarget,

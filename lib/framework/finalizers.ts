@@ -5,7 +5,10 @@ import type { ResourceRef } from '../kube/resource-ref.js';
 import { backOffAbortable, type BackOffFactory } from '../util/backoff.js';
 import { addFinalizerPatch, removeFinalizerPatch } from './finalizer-patch.js';
 
-/** What adding the finalizer did. `added` ends the pass: the patch causes the next event. */
+/**
+ * What adding the finalizer did. `added` ends the pass: the patch causes the next event.
+ * @category Engine: Framework and ControllerCore
+ */
 export type AddFinalizerResult =
   { outcome: 'added'; object: KubernetesObject } | { outcome: 'present' } | { outcome: 'deleting' };
 
@@ -33,6 +36,7 @@ function refOf(resource: ResourceRef, obj: KubernetesObject): ResourceRef & { na
  * Adds `finalizer` with a resourceVersion-guarded JSON patch. The first attempt uses `cached`; after a
  * conflict the object is read again, so a concurrent writer is never clobbered. NotFound (the object
  * vanished) is reported as `deleting`.
+ * @category Engine: Framework and ControllerCore
  */
 export async function addFinalizer(
   client: ObjectClient,
@@ -67,6 +71,7 @@ export async function addFinalizer(
  * Removes only `finalizer`: reads the object fresh on every attempt, replaces the finalizer list
  * without ours under a resourceVersion test, and treats NotFound as success. Resolves true when our
  * finalizer was removed here, false when there was nothing to remove.
+ * @category Engine: Framework and ControllerCore
  */
 export async function removeFinalizer(
   client: ObjectClient,

@@ -11,7 +11,10 @@ export type {
   HealthServerConfig,
 } from './core-config.js';
 
-/** Configuration of a {@link Framework}. Only `name` and a router (or resource sets) are required. */
+/**
+ * Configuration of a {@link Framework}. Only `name` and a router (or resource sets) are required.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface FrameworkConfig<Obj extends KubernetesObject = KubernetesObject> extends CoreConfig {
   /** Picks the resource set per object. Give this or `resourceSets`. */
   resourceRouter?: ResourceRouter<Obj>;

@@ -15,6 +15,7 @@ import { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './resolve-
  * per-key backoff, finalizers, pause, resync, leader election, metrics, Events and graceful shutdown.
  * The engine is the shared {@link ControllerCore}; this class adds the resource sets.
  * See docs/framework.md and docs/guarantees.md.
+ * @category Engine: Framework and ControllerCore
  */
 export class Framework<Obj extends KubernetesObject = KubernetesObject> {
   /** The configuration with every default applied. */

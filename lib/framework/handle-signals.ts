@@ -1,18 +1,25 @@
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger-silent.js';
 
-/** Something with a graceful `stop()` (a Framework, or several behind one facade). */
+/**
+ * Something with a graceful `stop()` (a Framework, or several behind one facade).
+ * @category Engine: Framework and ControllerCore
+ */
 export interface Stoppable {
   stop(): Promise<void>;
 }
 
-/** The process surface the handler needs (injectable for tests). */
+/**
+ * The process surface the handler needs (injectable for tests).
+ * @category Engine: Framework and ControllerCore
+ */
 export interface SignalProcess {
   on(signal: NodeJS.Signals, listener: () => void): unknown;
   off(signal: NodeJS.Signals, listener: () => void): unknown;
   exit(code?: number): never | void;
 }
 
+/** @category Engine: Framework and ControllerCore */
 export interface HandleSignalsOptions {
   /** Signals that stop gracefully. Default SIGTERM (Kubernetes) and SIGINT (Ctrl-C). */
   signals?: readonly NodeJS.Signals[];
@@ -24,13 +31,17 @@ export interface HandleSignalsOptions {
   exit?: boolean;
 }
 
-/** Signals handled by default. */
+/**
+ * Signals handled by default.
+ * @category Engine: Framework and ControllerCore
+ */
 export const DEFAULT_SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = Object.freeze(['SIGTERM', 'SIGINT']);
 
 /**
  * Stops `target` gracefully on the first SIGTERM/SIGINT and exits 0 once it stopped; a second signal
  * exits at once with code 1 (an impatient operator, or a stuck shutdown). Returns a function that
  * removes the handlers and a promise settled when a signal-triggered stop finished.
+ * @category Engine: Framework and ControllerCore
  */
 export function handleSignals(
   target: Stoppable,

@@ -9,6 +9,7 @@ function group(apiVersion: string): string {
  * Work-queue keys of the owners of `obj` that are of kind `owner` (same API group, any version),
  * from its ownerReferences — controller-runtime's `Owns`. A namespaced owner lives in the owned
  * object's namespace (ownerReferences cannot cross namespaces).
+ * @category Engine: Framework and ControllerCore
  */
 export function ownerKeys(
   obj: KubernetesObject,

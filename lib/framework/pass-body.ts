@@ -9,11 +9,15 @@ import type { StepFlow } from '../util/maybe-async.js';
  * - `requeueAfter`: success, run the key again after `delayMs` (on the delete path: keep the finalizer).
  * - `keepFinalizer`: not a failure, but not finished either (CRUD `finalizersKept`/`reconciliationCanceled`):
  *   the finalizer stays and the key runs again with the per-key backoff (`result="requeue"`).
+ * @category Engine: Framework and ControllerCore
  */
 export type PassVerdict =
   { kind: 'done' } | { kind: 'requeueAfter'; delayMs: number } | { kind: 'keepFinalizer' };
 
-/** What the engine knows about the pass it asks a front end to plan. */
+/**
+ * What the engine knows about the pass it asks a front end to plan.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface PassInfo {
   /** Work-queue key (`namespace/name`). */
   readonly key: string;
@@ -27,7 +31,10 @@ export interface PassInfo {
   readonly logger: Logger;
 }
 
-/** The front end's part of one pass over one object, planned by {@link PassBody.plan}. */
+/**
+ * The front end's part of one pass over one object, planned by {@link PassBody.plan}.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface PassPlan<Obj extends KubernetesObject> {
   /** Runs first, with the pass's context (CRUD: flags and `initCtx`). Optional. */
   prepare?(ctx: ReconcileContext, obj: Obj): StepFlow<void>;
@@ -42,6 +49,7 @@ export interface PassPlan<Obj extends KubernetesObject> {
  * around it — watches, cache, queue, workers, leadership, pause, finalizer add/remove, deletion memory,
  * timeout, logging, metrics, Warning Events, the error condition, retries — and calls the body once per
  * pass. Bodies return step flows (`lib/util/maybe-async.ts`) so a pass without I/O costs no microtask.
+ * @category Engine: Framework and ControllerCore
  */
 export interface PassBody<Obj extends KubernetesObject> {
   /**

@@ -9,6 +9,7 @@ interface Annotated {
  * Paused means: one of `annotationKeys` is present with the value exactly `"true"` (`""`, `"false"`,
  * `"TRUE"` and empty keys do not pause). A paused object is not reconciled at all, deletion included,
  * so its finalizer stays until it is unpaused.
+ * @category Engine: Framework and ControllerCore
  */
 export function pauseAnnotation(
   obj: Annotated | undefined,
@@ -24,7 +25,10 @@ export function pauseAnnotation(
   return undefined;
 }
 
-/** Whether `obj` carries a pause annotation (see {@link pauseAnnotation}). */
+/**
+ * Whether `obj` carries a pause annotation (see {@link pauseAnnotation}).
+ * @category Engine: Framework and ControllerCore
+ */
 export function isPaused(obj: Annotated | undefined, annotationKeys: readonly string[]): boolean {
   return pauseAnnotation(obj, annotationKeys) !== undefined;
 }

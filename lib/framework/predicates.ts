@@ -1,13 +1,17 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 
-/** One change seen by a watch, as predicates see it (an update carries the previous object). */
+/**
+ * One change seen by a watch, as predicates see it (an update carries the previous object).
+ * @category Engine: Framework and ControllerCore
+ */
 export type SourceEvent<T extends KubernetesObject = KubernetesObject> =
   { type: 'add'; object: T } | { type: 'update'; old: T; object: T } | { type: 'delete'; object: T };
 
 /**
  * Filters watch events before they enqueue anything (controller-runtime's predicates). Several
  * predicates in a list must all pass. A predicate that throws drops the event (logged and counted).
+ * @category Engine: Framework and ControllerCore
  */
 export type Predicate<T extends KubernetesObject = KubernetesObject> = (event: SourceEvent<T>) => boolean;
 
@@ -35,6 +39,7 @@ function checked<T extends KubernetesObject>(list: readonly Predicate<T>[], fn: 
 /**
  * Ready-made predicates. Each filters only updates (a new or deleted object always passes), so a
  * new object is never stalled; the engine also re-runs an object itself after its own finalizer patch.
+ * @category Engine: Framework and ControllerCore
  */
 export const predicates = Object.freeze({
   /** Updates pass when `metadata.generation` changed (spec changes; not status-only writes). */

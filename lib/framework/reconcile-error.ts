@@ -1,6 +1,9 @@
 import { describeFailureSite, failureSite } from '../errors/failure-site.js';
 
-/** Thrown into a reconcile that ran longer than `reconcileTimeoutMs`. */
+/**
+ * Thrown into a reconcile that ran longer than `reconcileTimeoutMs`.
+ * @category Engine: Framework and ControllerCore
+ */
 export class ReconcileTimeoutError extends Error {
   override readonly name = 'ReconcileTimeoutError';
   /** The Event reason used for this error. */
@@ -11,17 +14,24 @@ export class ReconcileTimeoutError extends Error {
   }
 }
 
-/** True for a {@link ReconcileTimeoutError}. */
+/**
+ * True for a {@link ReconcileTimeoutError}.
+ * @category Engine: Framework and ControllerCore
+ */
 export function isReconcileTimeout(err: unknown): err is ReconcileTimeoutError {
   return err instanceof ReconcileTimeoutError;
 }
 
-/** Default Event reason for reconcile errors that do not name their own. */
+/**
+ * Default Event reason for reconcile errors that do not name their own.
+ * @category Engine: Framework and ControllerCore
+ */
 export const DEFAULT_ERROR_REASON = 'ReconcileError';
 
 /**
  * The Event reason for `err`: its own CamelCase `reason` (e.g. ApiError's `Conflict`), else its class
  * name when it is more specific than `Error`, else `ReconcileError`.
+ * @category Engine: Framework and ControllerCore
  */
 export function errorReason(err: unknown): string {
   if (typeof err === 'object' && err !== null) {

@@ -3,6 +3,7 @@
  * before the removal (our own patch, other controllers' patches, the final DELETED) still show the
  * object being deleted; the memory makes them skip the delete path, so every deletion succeeds
  * exactly once per object per framework (operatorkit #259/#268). Expired entries are purged lazily.
+ * @category Engine: Framework and ControllerCore
  */
 export class RemovedFinalizerMemory {
   private readonly entries = new Map<string, number>();

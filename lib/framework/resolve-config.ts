@@ -4,7 +4,10 @@ import { finalizerName } from './finalizer-patch.js';
 import type { FrameworkConfig } from './framework-config.js';
 import { fail, isObject, resolveCoreConfig, type ResolvedCoreConfig } from './resolve-core-config.js';
 
-/** A {@link FrameworkConfig} with every default applied and every field checked. */
+/**
+ * A {@link FrameworkConfig} with every default applied and every field checked.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface ResolvedFrameworkConfig<
   Obj extends KubernetesObject = KubernetesObject,
 > extends ResolvedCoreConfig {
@@ -14,6 +17,7 @@ export interface ResolvedFrameworkConfig<
 /**
  * Checks `config` and applies every default (see `defaults.ts`). Throws `InvalidConfigError`
  * naming the field and what to change.
+ * @category Engine: Framework and ControllerCore
  */
 export function resolveFrameworkConfig<Obj extends KubernetesObject>(
   config: FrameworkConfig<Obj>,

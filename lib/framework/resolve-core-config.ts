@@ -27,7 +27,10 @@ import type { InformerCache } from '../watch/informer-cache.js';
 import type { CoreConfig, FrameworkResource, LeaderElectionOptions, OwnedResource } from './core-config.js';
 import type { RetryPolicy } from './retry-policy.js';
 
-/** A {@link CoreConfig} with every default applied and every field checked. */
+/**
+ * A {@link CoreConfig} with every default applied and every field checked.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface ResolvedCoreConfig {
   name: string;
   kubeConfig: CoreConfig['kubeConfig'];
@@ -62,7 +65,10 @@ export interface ResolvedCoreConfig {
   retryPolicy: RetryPolicy | undefined;
 }
 
-/** How a front end's constructor is written (error messages) and its finalizer default. */
+/**
+ * How a front end's constructor is written (error messages) and its finalizer default.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface CoreConfigUsage {
   /** E.g. `new Framework({ name, resourceSets, ... })`. */
   usage: string;
@@ -119,6 +125,7 @@ function isLogger(value: unknown): value is Logger {
 /**
  * Checks the generic part of a front end's `config` and applies every default (see `defaults.ts`).
  * Throws {@link InvalidConfigError} naming the field and what to change.
+ * @category Engine: Framework and ControllerCore
  */
 export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): ResolvedCoreConfig {
   if (!isObject(config)) fail(`config must be an object: ${how.usage}`);

@@ -2,7 +2,10 @@ import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger-silent.js';
 import { handleSignals, type HandleSignalsOptions, type Stoppable } from './handle-signals.js';
 
-/** Something that starts and stops (a Framework). */
+/**
+ * Something that starts and stops (a Framework).
+ * @category Engine: Framework and ControllerCore
+ */
 export interface Runnable extends Stoppable {
   start(): Promise<void>;
 }
@@ -11,6 +14,7 @@ export interface Runnable extends Stoppable {
  * What an operator's main script calls: starts `framework`, stops it gracefully on SIGTERM/SIGINT and
  * exits 0 (a second signal exits at once). A failed start logs and exits 1. Resolves after the
  * graceful stop (when `exit: false`; otherwise the process exits).
+ * @category Engine: Framework and ControllerCore
  */
 export async function runUntilSignal(framework: Runnable, options: HandleSignalsOptions = {}): Promise<void> {
   const logger: Logger = options.logger ?? silentLogger();

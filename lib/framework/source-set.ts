@@ -39,7 +39,10 @@ function group(apiVersion: string): string {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
-/** Cache key of a kind: group and kind (a core `Service` and a knative `Service` stay apart). */
+/**
+ * Cache key of a kind: group and kind (a core `Service` and a knative `Service` stay apart).
+ * @category Engine: Framework and ControllerCore
+ */
 export function groupKind(apiVersion: string, kind: string): string {
   return `${group(apiVersion)}/${kind}`;
 }

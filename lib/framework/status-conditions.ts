@@ -1,4 +1,7 @@
-/** A status condition in the Kubernetes `metav1.Condition` shape. */
+/**
+ * A status condition in the Kubernetes `metav1.Condition` shape.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface StatusCondition {
   /** Condition type in CamelCase, e.g. `Ready`. */
   type: string;
@@ -14,12 +17,18 @@ export interface StatusCondition {
   lastTransitionTime: string;
 }
 
-/** The condition fields a caller supplies; `lastTransitionTime` is managed by {@link setCondition}. */
+/**
+ * The condition fields a caller supplies; `lastTransitionTime` is managed by {@link setCondition}.
+ * @category Engine: Framework and ControllerCore
+ */
 export type StatusConditionInput = Omit<StatusCondition, 'lastTransitionTime'> & {
   lastTransitionTime?: string;
 };
 
-/** The condition of `type`, if present. */
+/**
+ * The condition of `type`, if present.
+ * @category Engine: Framework and ControllerCore
+ */
 export function getCondition(
   conditions: readonly StatusCondition[] | undefined,
   type: string,
@@ -27,7 +36,10 @@ export function getCondition(
   return conditions?.find((c) => c.type === type);
 }
 
-/** Whether the condition of `type` has status `True`. */
+/**
+ * Whether the condition of `type` has status `True`.
+ * @category Engine: Framework and ControllerCore
+ */
 export function isConditionTrue(conditions: readonly StatusCondition[] | undefined, type: string): boolean {
   return getCondition(conditions, type)?.status === 'True';
 }
@@ -37,6 +49,7 @@ export function isConditionTrue(conditions: readonly StatusCondition[] | undefin
  * `lastTransitionTime` unless the status changed (as apimachinery's `SetStatusCondition`); appends it
  * otherwise. Never mutates `conditions`. Setting an identical condition returns an equal list, so a
  * status writer can compare and skip a no-op write.
+ * @category Engine: Framework and ControllerCore
  */
 export function setCondition(
   conditions: readonly StatusCondition[] | undefined,
@@ -57,7 +70,10 @@ export function setCondition(
   return list;
 }
 
-/** A new conditions list without the condition of `type`. */
+/**
+ * A new conditions list without the condition of `type`.
+ * @category Engine: Framework and ControllerCore
+ */
 export function removeCondition(
   conditions: readonly StatusCondition[] | undefined,
   type: string,
@@ -70,6 +86,7 @@ export function removeCondition(
  * `changed` is false when a condition of the same type already has the same status, reason, message and
  * observedGeneration — then the returned list equals the input and a status writer can skip the write.
  * `lastTransitionTime` moves only when the status changes (or the condition is new).
+ * @category Engine: Framework and ControllerCore
  */
 export function upsertCondition(
   conditions: readonly StatusCondition[] | undefined,
@@ -87,7 +104,10 @@ export function upsertCondition(
   return { conditions: setCondition(conditions, input, now), changed };
 }
 
-/** The first condition with `status`, if any (seed 004's `FindStatusCondition`). */
+/**
+ * The first condition with `status`, if any (seed 004's `FindStatusCondition`).
+ * @category Engine: Framework and ControllerCore
+ */
 export function findConditionByStatus(
   conditions: readonly StatusCondition[] | undefined,
   status: StatusCondition['status'],
@@ -95,7 +115,10 @@ export function findConditionByStatus(
   return conditions?.find((c) => c.status === status);
 }
 
-/** Whether the condition of `type` is present with `status` (apimachinery's `IsStatusConditionPresentAndEqual`). */
+/**
+ * Whether the condition of `type` is present with `status` (apimachinery's `IsStatusConditionPresentAndEqual`).
+ * @category Engine: Framework and ControllerCore
+ */
 export function isConditionPresentAndEqual(
   conditions: readonly StatusCondition[] | undefined,
   type: string,
@@ -104,7 +127,10 @@ export function isConditionPresentAndEqual(
   return getCondition(conditions, type)?.status === status;
 }
 
-/** Whether at least one condition has `status`. False for an empty or missing list. */
+/**
+ * Whether at least one condition has `status`. False for an empty or missing list.
+ * @category Engine: Framework and ControllerCore
+ */
 export function isAnyConditionWithStatus(
   conditions: readonly StatusCondition[] | undefined,
   status: StatusCondition['status'],
@@ -112,7 +138,10 @@ export function isAnyConditionWithStatus(
   return conditions?.some((c) => c.status === status) ?? false;
 }
 
-/** Whether every condition has `status`. True for an empty or missing list (as the seed: vacuous truth). */
+/**
+ * Whether every condition has `status`. True for an empty or missing list (as the seed: vacuous truth).
+ * @category Engine: Framework and ControllerCore
+ */
 export function areAllConditionsWithStatus(
   conditions: readonly StatusCondition[] | undefined,
   status: StatusCondition['status'],

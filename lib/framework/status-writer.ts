@@ -5,7 +5,10 @@ import { StaleObjectError } from '../errors/stale-object-error.js';
 import { isConflict } from '../kube/api-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
 
-/** What {@link StatusWriter}'s constructor takes. */
+/**
+ * What {@link StatusWriter}'s constructor takes.
+ * @category Engine: Framework and ControllerCore
+ */
 export interface StatusWriterOptions {
   /** API client for discovery and the write. */
   client: ObjectClient;
@@ -26,6 +29,7 @@ function wire(value: unknown): unknown {
  * subresource) **carrying the object's resourceVersion**, so a pass that held a stale object never
  * overwrites a newer status. A conflict (409) is thrown as {@link StaleObjectError}: the engine runs the
  * object again in about a second with its latest version — not counted as a failure.
+ * @category Engine: Framework and ControllerCore
  */
 export class StatusWriter {
   private readonly client: ObjectClient;

@@ -1,12 +1,16 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Predicate } from './predicates.js';
 
-/** A primary object a mapper names: `namespace/name` (or `name`), or its parts. */
+/**
+ * A primary object a mapper names: `namespace/name` (or `name`), or its parts.
+ * @category Engine: Framework and ControllerCore
+ */
 export type MappedKey = string | { namespace?: string; name: string };
 
 /**
  * Objects of any kind whose changes reconcile primaries through a mapper (controller-runtime's
  * `Watches` with `EnqueueRequestsFromMapFunc`). Watched through the shared informer cache.
+ * @category Engine: Framework and ControllerCore
  */
 export interface WatchSource<Src extends KubernetesObject = KubernetesObject> {
   /** `group/version` (or `v1`). Required. */
@@ -34,6 +38,7 @@ export interface WatchSource<Src extends KubernetesObject = KubernetesObject> {
 /**
  * The work-queue keys named by a mapper's result, or a string saying what is wrong with it (so the
  * caller can log and count it without throwing).
+ * @category Engine: Framework and ControllerCore
  */
 export function mappedKeys(result: unknown): string[] | string {
   if (!Array.isArray(result)) {

@@ -4,10 +4,16 @@ import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { isNotFound } from '../kube/api-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
 
-/** What {@link createOrUpdate} did. */
+/**
+ * What {@link createOrUpdate} did.
+ * @category Kubernetes client
+ */
 export type CreateOrUpdateResult = 'created' | 'updated' | 'unchanged';
 
-/** Options of {@link createOrUpdate}. */
+/**
+ * Options of {@link createOrUpdate}.
+ * @category Kubernetes client
+ */
 export interface CreateOrUpdateOptions {
   /** Plural resource name; skips discovery. Default: resolved through discovery. */
   plural?: string;
@@ -26,6 +32,7 @@ export interface CreateOrUpdateOptions {
  *
  * `mutate` sets the fields you own (spec, labels, owner reference) and keeps everything else, so fields
  * the server or others set survive. Changing the name or namespace in `mutate` is an `InvalidConfigError`.
+ * @category Kubernetes client
  */
 export async function createOrUpdate<T extends KubernetesObject>(
   client: Pick<ObjectClient, 'get' | 'create' | 'replace'>,

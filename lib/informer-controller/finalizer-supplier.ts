@@ -1,6 +1,9 @@
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 
-/** The kind a finalizer is made for. */
+/**
+ * The kind a finalizer is made for.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export interface FinalizerKind {
   /** API group (`''` for the core group). */
   group: string;
@@ -10,7 +13,10 @@ export interface FinalizerKind {
   kind: string;
 }
 
-/** Makes the finalizer name for a kind (grafana's `FinalizerSupplier`). */
+/**
+ * Makes the finalizer name for a kind (grafana's `FinalizerSupplier`).
+ * @category Informer controller (grafana-app-sdk)
+ */
 export type FinalizerSupplier = (kind: FinalizerKind) => string;
 
 // A finalizer is a qualified name: optional DNS prefix and '/', then a name of ≤ 63 characters.
@@ -21,6 +27,7 @@ const PREFIX = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
  * Checks that `finalizer` is a name the API server accepts: an optional DNS-subdomain prefix and `/`,
  * then at most 63 letters, digits, `-`, `_` or `.`, starting and ending alphanumeric. Throws
  * {@link InvalidConfigError} saying what is wrong; returns the name.
+ * @category Informer controller (grafana-app-sdk)
  */
 export function checkFinalizerName(finalizer: string, field = 'finalizer'): string {
   if (typeof finalizer !== 'string' || finalizer === '') {
@@ -51,6 +58,7 @@ export function checkFinalizerName(finalizer: string, field = 'finalizer'): stri
  * grafana's default finalizer `operator.{version}.{kind}.{group}` (e.g. `operator.v1.Widget.example.com`),
  * checked: a kind or group making it invalid or longer than 63 characters throws
  * {@link InvalidConfigError} (grafana ≥ v0.32 checks the length too; the seed version did not).
+ * @category Informer controller (grafana-app-sdk)
  */
 export const defaultFinalizerSupplier: FinalizerSupplier = ({ group, version, kind }) =>
   checkFinalizerName(

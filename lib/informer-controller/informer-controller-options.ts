@@ -8,6 +8,7 @@ import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
 /**
  * What an `InformerController` watches for one kind (grafana's `KubernetesBasedInformer` and
  * `…WithFilters`): the engine's shared informer for this apiVersion, kind, namespace and selectors.
+ * @category Informer controller (grafana-app-sdk)
  */
 export interface InformerControllerSource extends InformerSource {
   /** Label selectors, ANDed into the `labelSelector` (grafana's `labelFilters`). Default none. */
@@ -19,6 +20,7 @@ export interface InformerControllerSource extends InformerSource {
 /**
  * Options of an `InformerController`: grafana's fields plus the engine's (`CoreConfig`: workers,
  * leader election, health server, registry, logger, shutdown). Every option is optional.
+ * @category Informer controller (grafana-app-sdk)
  */
 export interface InformerControllerOptions extends Omit<
   CoreConfig,

@@ -65,6 +65,7 @@ function joined(list: unknown, field: string): string | undefined {
  * only that handler's pending retries for that object. Runs on `ControllerCore` (one queue, workers,
  * leadership, health, shutdown), with a per-object request ledger as its pass body. See
  * docs/coming-from-grafana-app-sdk.md.
+ * @category Informer controller (grafana-app-sdk)
  */
 export class InformerController {
   /** The engine's resolved options. */

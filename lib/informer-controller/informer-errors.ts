@@ -10,6 +10,7 @@ function groupOf(apiVersion: string | undefined): string {
 /**
  * A `TypedReconciler`'s type guard rejected the object (grafana's `CannotCastError`): it names the
  * object so the author can find what did not have the expected shape.
+ * @category Informer controller (grafana-app-sdk)
  */
 export class CannotCastError extends Error {
   readonly [ERROR_KIND] = 'CannotCast';
@@ -34,12 +35,18 @@ export class CannotCastError extends Error {
   }
 }
 
-/** Whether `err` (or a cause) is a {@link CannotCastError}. */
+/**
+ * Whether `err` (or a cause) is a {@link CannotCastError}.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export function isCannotCast(err: unknown): err is CannotCastError {
   return hasCause(err, (e) => e instanceof CannotCastError || hasKind(e, 'CannotCast'));
 }
 
-/** An informer event or handler call carried no object (grafana's `ErrNilObject`). */
+/**
+ * An informer event or handler call carried no object (grafana's `ErrNilObject`).
+ * @category Informer controller (grafana-app-sdk)
+ */
 export class NilObjectError extends Error {
   readonly [ERROR_KIND] = 'NilObject';
 
@@ -49,7 +56,10 @@ export class NilObjectError extends Error {
   }
 }
 
-/** Whether `err` (or a cause) is a {@link NilObjectError}. */
+/**
+ * Whether `err` (or a cause) is a {@link NilObjectError}.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export function isNilObject(err: unknown): err is NilObjectError {
   return hasCause(err, (e) => e instanceof NilObjectError || hasKind(e, 'NilObject'));
 }
@@ -58,6 +68,7 @@ export function isNilObject(err: unknown): err is NilObjectError {
  * The same informer (the same `Informer` instance, or a source with the same apiVersion, kind,
  * namespace and selectors) was added twice for one kind (grafana declared `ErrInformerAlreadyAdded`
  * but never returned it).
+ * @category Informer controller (grafana-app-sdk)
  */
 export class InformerAlreadyAddedError extends Error {
   readonly [ERROR_KIND] = 'InformerAlreadyAdded';
@@ -70,7 +81,10 @@ export class InformerAlreadyAddedError extends Error {
   }
 }
 
-/** Whether `err` (or a cause) is an {@link InformerAlreadyAddedError}. */
+/**
+ * Whether `err` (or a cause) is an {@link InformerAlreadyAddedError}.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export function isInformerAlreadyAdded(err: unknown): err is InformerAlreadyAddedError {
   return hasCause(err, (e) => e instanceof InformerAlreadyAddedError || hasKind(e, 'InformerAlreadyAdded'));
 }

@@ -1,7 +1,10 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { counter, gauge, histogram } from '../observability/controller-metrics.js';
 
-/** grafana-app-sdk's histogram buckets (seconds): 5 ms … 100 s, 14 buckets. */
+/**
+ * grafana-app-sdk's histogram buckets (seconds): 5 ms … 100 s, 14 buckets.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export const INFORMER_DURATION_BUCKETS: readonly number[] = Object.freeze([
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100,
 ]);
@@ -12,6 +15,7 @@ type Labels = 'event_type' | 'kind';
  * grafana-app-sdk's `InformerController` series, named `<metricsNamespace>_…` (no prefix when the
  * namespace is empty), labelled `event_type` (CREATE, UPDATE, DELETE; RESYNC for reconcilers) and
  * `kind`. They sit beside the core's controller-runtime series in the same registry.
+ * @category Informer controller (grafana-app-sdk)
  */
 export class InformerMetrics {
   readonly events: Counter<Labels>;

@@ -17,7 +17,10 @@ import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';
 
 const DONE: PassVerdict = Object.freeze({ kind: 'done' });
 
-/** Called with every failed watcher or reconciler call (after metrics, before the retry is scheduled). */
+/**
+ * Called with every failed watcher or reconciler call (after metrics, before the retry is scheduled).
+ * @category Informer controller (grafana-app-sdk)
+ */
 export type ErrorHandler = (ctx: ReconcileContext, err: unknown) => void;
 
 /** What the body needs from its `InformerController`. */

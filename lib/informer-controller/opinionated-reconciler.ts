@@ -10,10 +10,16 @@ import type { ObjectClient } from '../kube/object-client.js';
 import { defaultBackOffFactory, type BackOffFactory } from '../util/backoff.js';
 import { checkFinalizerName } from './finalizer-supplier.js';
 
-/** State key marking a call whose delegate succeeded but whose finalizer patch failed. */
+/**
+ * State key marking a call whose delegate succeeded but whose finalizer patch failed.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export const OPINIONATED_STATE_KEY = 'reconcilekit.io/opinionated-pending';
 
-/** Options of an {@link OpinionatedReconciler}. */
+/**
+ * Options of an {@link OpinionatedReconciler}.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export interface OpinionatedReconcilerOptions<Obj extends KubernetesObject = KubernetesObject> {
   /** Finalizer name (checked: qualified name, ≤ 63 characters). Required. */
   finalizer: string;
@@ -35,6 +41,7 @@ type Result = ReconcileResult | undefined;
  * finalizer goes only after it succeeded; the final DELETED event is not delegated; an update of an
  * object without our finalizer only adds it. Patches are resourceVersion-guarded and keep foreign
  * finalizers. A failed patch returns a `ReconcileError` with a state marker, so the retry only patches.
+ * @category Informer controller (grafana-app-sdk)
  */
 export class OpinionatedReconciler<
   Obj extends KubernetesObject = KubernetesObject,

@@ -17,7 +17,10 @@ import type { ResourceWatcher } from './resource-watcher.js';
 
 type Fn<Obj> = (ctx: ReconcileContext, obj: Obj) => Awaitable<void>;
 
-/** Options of an {@link OpinionatedWatcher}. */
+/**
+ * Options of an {@link OpinionatedWatcher}.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export interface OpinionatedWatcherOptions<Obj extends KubernetesObject = KubernetesObject> {
   /** The kind watched (names the default finalizer). Required. */
   resource: { apiVersion: string; kind: string };
@@ -44,6 +47,7 @@ export interface OpinionatedWatcherOptions<Obj extends KubernetesObject = Kubern
  * keep foreign finalizers. `add` then finalizer for new objects; `sync` for objects seen before
  * (restart); `update` only when the generation changed; `delete` while the finalizer holds the object,
  * the finalizer removed after it succeeded; the final DELETED event is a no-op.
+ * @category Informer controller (grafana-app-sdk)
  */
 export class OpinionatedWatcher<
   Obj extends KubernetesObject = KubernetesObject,

@@ -1,6 +1,9 @@
 import type { ReconcileAction } from '../controller/reconcile-types.js';
 
-/** What happened to an object, as an informer event (grafana-app-sdk's `ResourceAction`). */
+/**
+ * What happened to an object, as an informer event (grafana-app-sdk's `ResourceAction`).
+ * @category Informer controller (grafana-app-sdk)
+ */
 export type ResourceAction = 'CREATE' | 'UPDATE' | 'DELETE';
 
 /** The {@link ResourceAction} values by name. */
@@ -13,6 +16,7 @@ export const ResourceAction = Object.freeze({
 /**
  * The reconcile action of an event: CREATE → `created`, UPDATE → `updated`, DELETE → `deleted`;
  * undefined for anything else (grafana's `ReconcileActionUnknown`).
+ * @category Informer controller (grafana-app-sdk)
  */
 export function reconcileActionFromResourceAction(action: ResourceAction): ReconcileAction | undefined {
   switch (action) {
@@ -30,6 +34,7 @@ export function reconcileActionFromResourceAction(action: ResourceAction): Recon
 /**
  * The event of a reconcile action: `created` → CREATE, `updated` → UPDATE, `deleted` → DELETE;
  * undefined for `resynced` (grafana returns `""`: a resync is no informer event).
+ * @category Informer controller (grafana-app-sdk)
  */
 export function resourceActionFromReconcileAction(action: ReconcileAction): ResourceAction | undefined {
   switch (action) {

@@ -7,6 +7,7 @@ import type { Awaitable } from '../resource/crud-resource-ops.js';
  * that call: the `InformerController` reports it through `errorHandler` and retries it per its
  * `retryPolicy`, with the same snapshot. A watcher may leave out methods it does not need, but must
  * have at least one.
+ * @category Informer controller (grafana-app-sdk)
  */
 export interface ResourceWatcher<Obj extends KubernetesObject = KubernetesObject> {
   /** The object appeared (created, or listed at start). */
@@ -17,14 +18,20 @@ export interface ResourceWatcher<Obj extends KubernetesObject = KubernetesObject
   delete?(ctx: ReconcileContext, obj: Obj): Awaitable<void>;
 }
 
-/** The functions of a {@link SimpleWatcher}; each left out is a no-op. */
+/**
+ * The functions of a {@link SimpleWatcher}; each left out is a no-op.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export interface SimpleWatcherFunctions<Obj extends KubernetesObject = KubernetesObject> {
   add?: (ctx: ReconcileContext, obj: Obj) => Awaitable<void>;
   update?: (ctx: ReconcileContext, old: Obj, obj: Obj) => Awaitable<void>;
   delete?: (ctx: ReconcileContext, obj: Obj) => Awaitable<void>;
 }
 
-/** A {@link ResourceWatcher} from functions; a function left out is a no-op (grafana's `SimpleWatcher`). */
+/**
+ * A {@link ResourceWatcher} from functions; a function left out is a no-op (grafana's `SimpleWatcher`).
+ * @category Informer controller (grafana-app-sdk)
+ */
 export class SimpleWatcher<Obj extends KubernetesObject = KubernetesObject> implements ResourceWatcher<Obj> {
   private readonly fns: SimpleWatcherFunctions<Obj>;
 

@@ -6,6 +6,7 @@ import type { ResourceAction } from './resource-action.js';
  * arrives: true drops the retry, false keeps it. Without a policy every pending retry of the handler
  * is dropped (the new event supersedes it). `retryError` is the error of the retry's last failed call
  * (grafana lost it after the first re-queue).
+ * @category Informer controller (grafana-app-sdk)
  */
 export type RetryDequeuePolicy = (
   newAction: ResourceAction,
@@ -19,6 +20,7 @@ export type RetryDequeuePolicy = (
  * grafana-app-sdk's `OpinionatedRetryDequeuePolicy`: a delete drops the retry; a different action keeps
  * it (a pending create retry survives an update); the same generation keeps it (a metadata- or
  * status-only change does not supersede it); otherwise (a newer spec) it is dropped.
+ * @category Informer controller (grafana-app-sdk)
  */
 export const opinionatedRetryDequeuePolicy: RetryDequeuePolicy = (
   newAction,

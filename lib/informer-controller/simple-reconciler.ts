@@ -11,7 +11,10 @@ import { CannotCastError } from './informer-errors.js';
 
 type Outcome = Awaitable<ReconcileResult | undefined | void>; // eslint-disable-line @typescript-eslint/no-invalid-void-type -- as ReconcileFunction
 
-/** A {@link Reconciler} from one function; without it every call succeeds (grafana's `SimpleReconciler`). */
+/**
+ * A {@link Reconciler} from one function; without it every call succeeds (grafana's `SimpleReconciler`).
+ * @category Informer controller (grafana-app-sdk)
+ */
 export class SimpleReconciler<Obj extends KubernetesObject = KubernetesObject> implements Reconciler<Obj> {
   constructor(private readonly fn?: ReconcileFunction<Obj>) {}
 
@@ -20,7 +23,10 @@ export class SimpleReconciler<Obj extends KubernetesObject = KubernetesObject> i
   }
 }
 
-/** Options of a {@link TypedReconciler}. */
+/**
+ * Options of a {@link TypedReconciler}.
+ * @category Informer controller (grafana-app-sdk)
+ */
 export interface TypedReconcilerOptions<T extends KubernetesObject> {
   /** Runtime type guard: true when the object has the shape `T`. Required. */
   is: (obj: KubernetesObject) => obj is T;
@@ -33,6 +39,7 @@ export interface TypedReconcilerOptions<T extends KubernetesObject> {
  * runtime cast, so a type guard decides; an object it rejects fails the call with a
  * {@link CannotCastError} naming the object (retried and reported like any error; other objects keep
  * flowing).
+ * @category Informer controller (grafana-app-sdk)
  */
 export class TypedReconciler<T extends KubernetesObject> implements Reconciler {
   private readonly options: TypedReconcilerOptions<T>;

@@ -12,10 +12,16 @@ const CONNECTION_ERROR_CODES = new Set([
   'UND_ERR_SOCKET',
 ]);
 
-/** Reason of an {@link ApiError} for a request that got no HTTP answer (`code` is 0). */
+/**
+ * Reason of an {@link ApiError} for a request that got no HTTP answer (`code` is 0).
+ * @category Kubernetes client
+ */
 export const CONNECTION_ERROR_REASON = 'ConnectionError';
 
-/** What {@link ApiError}'s constructor takes. */
+/**
+ * What {@link ApiError}'s constructor takes.
+ * @category Kubernetes client
+ */
 export interface ApiErrorInit {
   /** HTTP status code; 0 when the request got no answer. */
   code: number;
@@ -34,6 +40,7 @@ export interface ApiErrorInit {
 /**
  * A failed request to the Kubernetes API: an HTTP error with its decoded `Status`, or a connection error
  * (`code` 0). Test it with the predicates below rather than comparing codes.
+ * @category Kubernetes client
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
@@ -65,7 +72,10 @@ export function retryAfterMs(e: unknown): number | undefined {
   return undefined;
 }
 
-/** True for an {@link ApiError}. */
+/**
+ * True for an {@link ApiError}.
+ * @category Kubernetes client
+ */
 export function isApiError(e: unknown): e is ApiError {
   return e instanceof ApiError;
 }
@@ -82,48 +92,75 @@ function httpCode(e: unknown): number | undefined {
   return undefined;
 }
 
-/** 404: the object (or its kind) does not exist. Also recognises client-node's `ApiException`. */
+/**
+ * 404: the object (or its kind) does not exist. Also recognises client-node's `ApiException`.
+ * @category Kubernetes client
+ */
 export function isNotFound(e: unknown): boolean {
   return httpCode(e) === 404;
 }
 
-/** 409 Conflict from a stale resourceVersion (not AlreadyExists). */
+/**
+ * 409 Conflict from a stale resourceVersion (not AlreadyExists).
+ * @category Kubernetes client
+ */
 export function isConflict(e: unknown): boolean {
   return httpCode(e) === 409 && !(e instanceof ApiError && e.reason === 'AlreadyExists');
 }
 
-/** 409 AlreadyExists from a create. */
+/**
+ * 409 AlreadyExists from a create.
+ * @category Kubernetes client
+ */
 export function isAlreadyExists(e: unknown): boolean {
   return httpCode(e) === 409 && (!(e instanceof ApiError) || e.reason === 'AlreadyExists');
 }
 
-/** 410 Gone / Expired: a resourceVersion or continue token too old; relist. */
+/**
+ * 410 Gone / Expired: a resourceVersion or continue token too old; relist.
+ * @category Kubernetes client
+ */
 export function isGone(e: unknown): boolean {
   return httpCode(e) === 410;
 }
 
-/** 403: RBAC denies the request. */
+/**
+ * 403: RBAC denies the request.
+ * @category Kubernetes client
+ */
 export function isForbidden(e: unknown): boolean {
   return httpCode(e) === 403;
 }
 
-/** 401: credentials missing or rejected. */
+/**
+ * 401: credentials missing or rejected.
+ * @category Kubernetes client
+ */
 export function isUnauthorized(e: unknown): boolean {
   return httpCode(e) === 401;
 }
 
-/** 429: the server throttles; honour `retryAfterSeconds`. */
+/**
+ * 429: the server throttles; honour `retryAfterSeconds`.
+ * @category Kubernetes client
+ */
 export function isTooManyRequests(e: unknown): boolean {
   return httpCode(e) === 429;
 }
 
-/** 5xx: the server failed; retry with backoff. */
+/**
+ * 5xx: the server failed; retry with backoff.
+ * @category Kubernetes client
+ */
 export function isServerError(e: unknown): boolean {
   const code = httpCode(e);
   return code !== undefined && code >= 500 && code <= 599;
 }
 
-/** No HTTP answer at all: refused, reset, timed out, unresolvable. */
+/**
+ * No HTTP answer at all: refused, reset, timed out, unresolvable.
+ * @category Kubernetes client
+ */
 export function isConnectionError(e: unknown): boolean {
   if (e instanceof ApiError) return e.code === 0;
   if (typeof e === 'object' && e !== null) {

@@ -17,6 +17,7 @@ import type { ObjectClient } from './object-client.js';
  * A client-node `Configuration` whose requests all go over `source`'s shared keep-alive agent, with the
  * kubeconfig's credentials. client-node's default path (`kc.makeApiClient`) builds a new `https.Agent`
  * for every request (see docs/http-client.md); this one reuses connections.
+ * @category Kubernetes client
  */
 export function keepAliveConfiguration(source: ObjectClient | KubeTransport): Configuration {
   const transport = source instanceof KubeTransport ? source : source.transport;
@@ -78,6 +79,7 @@ export function keepAliveConfiguration(source: ObjectClient | KubeTransport): Co
 /**
  * Any generated client-node API (e.g. `CoreV1Api`, `CustomObjectsApi`) on the shared keep-alive agent:
  * `makeKeepAliveApiClient(client, CoreV1Api)`.
+ * @category Kubernetes client
  */
 export function makeKeepAliveApiClient<T>(
   source: ObjectClient | KubeTransport,
@@ -89,6 +91,7 @@ export function makeKeepAliveApiClient<T>(
 /**
  * A client-node `KubernetesObjectApi` on the shared keep-alive agent, with the kubeconfig context's
  * default namespace. Remember to pass the patch strategy explicitly (its default is strategic merge).
+ * @category Kubernetes client
  */
 export function makeKeepAliveObjectApi(source: ObjectClient | KubeTransport): KubernetesObjectApi {
   return new KeepAliveObjectApi(keepAliveConfiguration(source), source.kubeConfig);

@@ -1,6 +1,7 @@
 /**
  * A kubeconfig file named by `KUBECONFIG` (or `~/.kube/config`) cannot be used: missing, empty, not YAML,
  * or without a current context. The message names the file and what is wrong with it.
+ * @category Kubernetes client
  */
 export class KubeConfigLoadError extends Error {
   override readonly name = 'KubeConfigLoadError';
@@ -17,7 +18,10 @@ export class KubeConfigLoadError extends Error {
   }
 }
 
-/** True for a {@link KubeConfigLoadError}. */
+/**
+ * True for a {@link KubeConfigLoadError}.
+ * @category Kubernetes client
+ */
 export function isKubeConfigLoadError(e: unknown): e is KubeConfigLoadError {
   return e instanceof KubeConfigLoadError;
 }

@@ -8,7 +8,10 @@ import { KubeConfigLoadError } from './kube-config-load-error.js';
 
 export { KubeConfigLoadError, isKubeConfigLoadError } from './kube-config-load-error.js';
 
-/** Thrown by {@link loadKubeConfig} when neither a kubeconfig file nor an in-cluster service account exists. */
+/**
+ * Thrown by {@link loadKubeConfig} when neither a kubeconfig file nor an in-cluster service account exists.
+ * @category Kubernetes client
+ */
 export class KubeConfigNotFoundError extends Error {
   override readonly name = 'KubeConfigNotFoundError';
   constructor() {
@@ -19,7 +22,10 @@ export class KubeConfigNotFoundError extends Error {
   }
 }
 
-/** True for a {@link KubeConfigNotFoundError}. */
+/**
+ * True for a {@link KubeConfigNotFoundError}.
+ * @category Kubernetes client
+ */
 export function isKubeConfigNotFound(e: unknown): e is KubeConfigNotFoundError {
   return e instanceof KubeConfigNotFoundError;
 }
@@ -52,6 +58,7 @@ function checkUsable(kc: KubeConfig, file: string, source: string): KubeConfig {
  * the in-cluster service account. Unlike client-node's `loadFromDefault`, it never falls back silently to
  * `http://localhost:8080`: with nothing found it throws {@link KubeConfigNotFoundError}. It also keeps the
  * user fields client-node drops (`token-file` for rotation, `as-groups`, `as-uid`, `as-user-extra`).
+ * @category Kubernetes client
  */
 export function loadKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const kc = new KubeConfig();

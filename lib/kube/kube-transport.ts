@@ -11,13 +11,22 @@ function certificateId(cert: string | Buffer): string {
   return createHash('sha256').update(cert).digest('hex').slice(0, 16);
 }
 
-/** Default `User-Agent` of reconcilekit's requests. */
+/**
+ * Default `User-Agent` of reconcilekit's requests.
+ * @category Kubernetes client
+ */
 export const DEFAULT_USER_AGENT = 'reconcilekit';
 
-/** Idle sockets kept per host by the shared agent. Default 32: enough for many workers, bounded. */
+/**
+ * Idle sockets kept per host by the shared agent. Default 32: enough for many workers, bounded.
+ * @category Kubernetes client
+ */
 export const DEFAULT_MAX_FREE_SOCKETS = 32;
 
-/** One HTTP request to the API server. */
+/**
+ * One HTTP request to the API server.
+ * @category Kubernetes client
+ */
 export interface KubeRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path below the server URL, e.g. `/api/v1/namespaces/default/configmaps`. */
@@ -30,7 +39,10 @@ export interface KubeRequest {
   signal?: AbortSignal;
 }
 
-/** What {@link KubeTransport}'s constructor takes. */
+/**
+ * What {@link KubeTransport}'s constructor takes.
+ * @category Kubernetes client
+ */
 export interface KubeTransportOptions {
   /** Source of the server URL, TLS material and credentials. */
   kubeConfig: KubeConfig;
@@ -54,6 +66,7 @@ export type AgentKind = 'shared' | 'watch';
  * Why: client-node 1.4 builds a fresh `https.Agent` for every request (`applySecurityAuthentication` →
  * `createAgent`), so no connection is ever reused and each call pays TCP (and TLS) setup. See
  * docs/http-client.md.
+ * @category Kubernetes client
  */
 export class KubeTransport {
   readonly server: URL;

@@ -6,10 +6,16 @@ import { ApiError } from './api-error.js';
 import { KubeTransport, toApiError } from './kube-transport.js';
 import type { ObjectRef, ResourceRef } from './resource-ref.js';
 
-/** Field manager sent with every write unless the call says otherwise. */
+/**
+ * Field manager sent with every write unless the call says otherwise.
+ * @category Kubernetes client
+ */
 export const DEFAULT_FIELD_MANAGER = 'reconcilekit';
 
-/** Patch flavours and their content types; always explicit (client-node's defaults are traps). */
+/**
+ * Patch flavours and their content types; always explicit (client-node's defaults are traps).
+ * @category Kubernetes client
+ */
 export const PATCH_CONTENT_TYPES = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
@@ -17,10 +23,16 @@ export const PATCH_CONTENT_TYPES = {
   apply: 'application/apply-patch+yaml',
 } as const;
 
-/** A patch flavour: JSON merge patch, JSON Patch, strategic merge patch, or server-side apply. */
+/**
+ * A patch flavour: JSON merge patch, JSON Patch, strategic merge patch, or server-side apply.
+ * @category Kubernetes client
+ */
 export type PatchType = keyof typeof PATCH_CONTENT_TYPES;
 
-/** What {@link ObjectClient}'s constructor takes. */
+/**
+ * What {@link ObjectClient}'s constructor takes.
+ * @category Kubernetes client
+ */
 export interface ObjectClientOptions {
   /** Server, TLS and credentials (client-node `KubeConfig`). */
   kubeConfig: KubeConfig;
@@ -37,6 +49,7 @@ export interface ObjectClientOptions {
 /**
  * A gate on this client's writes (leader fencing): `check()` runs before every create, update, patch and
  * delete and throws to refuse it; `signal` aborts the writes in flight when it fires.
+ * @category Kubernetes client
  */
 export interface WriteFence {
   /** Throws (e.g. LeaseExpiredError) when writing is no longer safe. */
@@ -45,7 +58,10 @@ export interface WriteFence {
   readonly signal: AbortSignal | undefined;
 }
 
-/** Options of a list. */
+/**
+ * Options of a list.
+ * @category Kubernetes client
+ */
 export interface ListOptions {
   labelSelector?: string;
   fieldSelector?: string;
@@ -55,19 +71,28 @@ export interface ListOptions {
   signal?: AbortSignal;
 }
 
-/** A list answer: the items (with apiVersion/kind filled in) and the list metadata. */
+/**
+ * A list answer: the items (with apiVersion/kind filled in) and the list metadata.
+ * @category Kubernetes client
+ */
 export interface ObjectList<T> {
   items: T[];
   metadata: { resourceVersion: string; continue?: string };
 }
 
-/** Options of a write. */
+/**
+ * Options of a write.
+ * @category Kubernetes client
+ */
 export interface WriteOptions {
   fieldManager?: string;
   signal?: AbortSignal;
 }
 
-/** Options of a patch. */
+/**
+ * Options of a patch.
+ * @category Kubernetes client
+ */
 export interface PatchOptions extends WriteOptions {
   /** Patch the status subresource. */
   subresource?: 'status';
@@ -75,7 +100,10 @@ export interface PatchOptions extends WriteOptions {
   force?: boolean;
 }
 
-/** Options of {@link ObjectClient.apply}. */
+/**
+ * Options of {@link ObjectClient.apply}.
+ * @category Kubernetes client
+ */
 export interface ApplyOptions {
   /** Owner of the applied fields (required by the API for apply), e.g. `my-operator`. */
   fieldManager: string;
@@ -86,14 +114,20 @@ export interface ApplyOptions {
   signal?: AbortSignal;
 }
 
-/** Options of a delete. */
+/**
+ * Options of a delete.
+ * @category Kubernetes client
+ */
 export interface DeleteOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   preconditions?: { uid?: string; resourceVersion?: string };
   signal?: AbortSignal;
 }
 
-/** Options of a watch request. */
+/**
+ * Options of a watch request.
+ * @category Kubernetes client
+ */
 export interface WatchRequestOptions {
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;
@@ -115,6 +149,7 @@ interface ApiResource {
 /**
  * Generic CRUD + watch client for any kind, over one shared keep-alive agent (watches use their own
  * connections). Patch content types are always explicit. Errors are {@link ApiError}.
+ * @category Kubernetes client
  */
 export class ObjectClient {
   readonly kubeConfig: KubeConfig;

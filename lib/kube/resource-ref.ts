@@ -4,6 +4,7 @@
  * `plural` skips discovery when given (e.g. `'configmaps'`); without it the client resolves it once per
  * apiVersion through the discovery API. A namespaced kind without `namespace` means "all namespaces" for
  * list and watch.
+ * @category Kubernetes client
  */
 export interface ResourceRef {
   /** `group/version`, or `v1` for the core group. */
@@ -16,5 +17,8 @@ export interface ResourceRef {
   namespace?: string;
 }
 
-/** A {@link ResourceRef} naming one object. */
+/**
+ * A {@link ResourceRef} naming one object.
+ * @category Kubernetes client
+ */
 export type ObjectRef = ResourceRef & { name: string };

@@ -13,14 +13,24 @@ import { LeaderElectionMetrics } from './metrics.js';
  * How long a lease is valid without renewal. 15 s, as client-go/controller-runtime. A standby takes over
  * within this plus about two retry periods after the leader vanished (it times the Lease from when it
  * observed the last renewal and checks once per retry period), ≈ 19 s by default.
+ * @category Leader election
  */
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
-/** The leader gives up if it could not renew for this long. 10 s (must be < lease duration). */
+/**
+ * The leader gives up if it could not renew for this long. 10 s (must be < lease duration).
+ * @category Leader election
+ */
 export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
-/** Pause between acquire/renew attempts. 2 s. */
+/**
+ * Pause between acquire/renew attempts. 2 s.
+ * @category Leader election
+ */
 export const DEFAULT_RETRY_PERIOD_MS = 2_000;
 
-/** Options of {@link LeaderElector}. */
+/**
+ * Options of {@link LeaderElector}.
+ * @category Leader election
+ */
 export interface LeaderElectorOptions {
   /** Client for the coordination.k8s.io/v1 Lease. */
   client: ObjectClient;
@@ -42,7 +52,10 @@ export interface LeaderElectorOptions {
   registry?: Registry;
 }
 
-/** What {@link LeaderElector.run} calls. */
+/**
+ * What {@link LeaderElector.run} calls.
+ * @category Leader election
+ */
 export interface LeaderCallbacks {
   /** Became leader; `leaderSignal` aborts when leadership ends (lost, or run stopped). */
   onStartedLeading(leaderSignal: AbortSignal): void;
@@ -65,6 +78,7 @@ type Lease = KubernetesObject & { spec?: LeaseSpec };
 /**
  * Work refused because this replica can no longer be sure it holds the lease: its monotonic clock says
  * the renew deadline passed since the last successful renew (e.g. the process was paused).
+ * @category Leader election
  */
 export class LeaseExpiredError extends Error {
   constructor(message: string) {
@@ -73,7 +87,10 @@ export class LeaseExpiredError extends Error {
   }
 }
 
-/** Whether `err` is a {@link LeaseExpiredError}. */
+/**
+ * Whether `err` is a {@link LeaseExpiredError}.
+ * @category Leader election
+ */
 export function isLeaseExpired(err: unknown): err is LeaseExpiredError {
   return err instanceof LeaseExpiredError;
 }
@@ -103,6 +120,7 @@ function microTime(ms: number): string {
  * Guarantee: at most one candidate believes it leads, provided clocks advance at similar rates and the
  * leader stops work when `leaderSignal` aborts (it aborts `renewDeadlineMs` after the last renewal at
  * the latest, before the lease can expire for others).
+ * @category Leader election
  */
 export class LeaderElector {
   readonly identity: string;

@@ -3,6 +3,7 @@ import { Gauge, type Registry } from 'prom-client';
 /**
  * `leader_election_master_status{name}`: 1 while this process holds the lease `name`, else 0 — client-go's
  * name, so existing dashboards and alerts work. One gauge per registry.
+ * @category Leader election
  */
 export class LeaderElectionMetrics {
   readonly masterStatus: Gauge<'name'>;

@@ -2,20 +2,30 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { onCollect } from './collect-hook.js';
 import { HistogramBuffer } from './histogram-buffer.js';
 
-/** controller-runtime's reconcile-time buckets, so existing dashboards and SLOs keep working. */
+/**
+ * controller-runtime's reconcile-time buckets, so existing dashboards and SLOs keep working.
+ * @category Observability: logs, metrics, Events, health
+ */
 export const RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25,
   1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ]);
 
-/** The `result` label values of `controller_runtime_reconcile_total`. */
+/**
+ * The `result` label values of `controller_runtime_reconcile_total`.
+ * @category Observability: logs, metrics, Events, health
+ */
 export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
 const RESULTS: readonly ReconcileResultLabel[] = ['success', 'error', 'requeue', 'requeue_after'];
 
-/** The `event` label values of `reconcilekit_framework_event_duration_seconds`. */
+/**
+ * The `event` label values of `reconcilekit_framework_event_duration_seconds`.
+ * @category Observability: logs, metrics, Events, health
+ */
 export type FrameworkEvent = 'update' | 'delete';
 const EVENTS: readonly FrameworkEvent[] = ['update', 'delete'];
 
+/** @category Observability: logs, metrics, Events, health */
 export interface ControllerMetricsOptions {
   /** Registry the metrics are registered in (injected; several controllers may share one). */
   registry: Registry;
@@ -27,6 +37,7 @@ export interface ControllerMetricsOptions {
  * Metrics of one controller under controller-runtime's names and labels. Metrics are looked up in
  * the registry before being created, so several frameworks can share a registry (each with its own
  * `controller` label). Every label value is pre-initialised, so series exist from the first scrape.
+ * @category Observability: logs, metrics, Events, health
  */
 export class ControllerMetrics {
   readonly controller: string;
@@ -259,6 +270,7 @@ export function histogram<L extends string>(
  * means a bug rather than a failed operation — a `TypeError`, `ReferenceError`, `RangeError` or
  * `SyntaxError` (reading a property of undefined, an unknown name, a bad argument), or a thrown value that
  * is not an Error at all.
+ * @category Observability: logs, metrics, Events, health
  */
 export function isPanic(err: unknown): boolean {
   if (!(err instanceof Error)) return true;

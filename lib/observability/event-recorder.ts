@@ -4,16 +4,28 @@ import { isNotFound } from '../kube/api-error.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger-silent.js';
 
-/** Longest Event message kept; longer ones are cut (the API server and kubectl handle ~1 KiB well). */
+/**
+ * Longest Event message kept; longer ones are cut (the API server and kubectl handle ~1 KiB well).
+ * @category Observability: logs, metrics, Events, health
+ */
 export const MAX_EVENT_MESSAGE_LENGTH = 1024;
 
-/** Default window in which identical events are folded into one Event object (kube-rs uses 6 min). */
+/**
+ * Default window in which identical events are folded into one Event object (kube-rs uses 6 min).
+ * @category Observability: logs, metrics, Events, health
+ */
 export const DEFAULT_EVENT_AGGREGATION_WINDOW_MS = 6 * 60_000;
 
-/** Most distinct event series remembered for aggregation; the oldest are forgotten first. */
+/**
+ * Most distinct event series remembered for aggregation; the oldest are forgotten first.
+ * @category Observability: logs, metrics, Events, health
+ */
 export const DEFAULT_EVENT_CACHE_SIZE = 4096;
 
-/** The part of the object client the recorder needs (the engine's `ObjectClient` fits). */
+/**
+ * The part of the object client the recorder needs (the engine's `ObjectClient` fits).
+ * @category Observability: logs, metrics, Events, health
+ */
 export interface EventClient {
   create<T extends KubernetesObject>(obj: T, opts?: { signal?: AbortSignal }): Promise<T>;
   patch<T extends KubernetesObject>(
@@ -24,6 +36,7 @@ export interface EventClient {
   ): Promise<T>;
 }
 
+/** @category Observability: logs, metrics, Events, health */
 export interface EventRecorderOptions {
   /** Client that writes the Events. */
   client: EventClient;
@@ -39,7 +52,10 @@ export interface EventRecorderOptions {
   now?: () => number;
 }
 
-/** One event to record about an object. */
+/**
+ * One event to record about an object.
+ * @category Observability: logs, metrics, Events, health
+ */
 export interface RecordedEvent {
   /** `Normal` or `Warning`. */
   type: 'Normal' | 'Warning';
@@ -65,6 +81,7 @@ interface Series {
  * `lastTimestamp` grow, as kubectl's and client-go's recorders do, so a failing object retried every
  * few seconds does not flood the API server. Recording never throws and never blocks the caller;
  * `flush()` waits for pending writes.
+ * @category Observability: logs, metrics, Events, health
  */
 export class EventRecorder {
   private readonly client: EventClient;

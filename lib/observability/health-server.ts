@@ -5,12 +5,17 @@ import type { Registry } from 'prom-client';
 /**
  * One named readiness or liveness check: returns (or resolves to) undefined when fine, or the reason it is
  * not. A check that throws, rejects or takes longer than {@link HEALTH_CHECK_TIMEOUT_MS} fails.
+ * @category Observability: logs, metrics, Events, health
  */
 export type HealthCheck = () => string | undefined | Promise<string | undefined>;
 
-/** How long one health check may take before it counts as failed (a probe must answer quickly). */
+/**
+ * How long one health check may take before it counts as failed (a probe must answer quickly).
+ * @category Observability: logs, metrics, Events, health
+ */
 export const HEALTH_CHECK_TIMEOUT_MS = 5_000;
 
+/** @category Observability: logs, metrics, Events, health */
 export interface HealthServerOptions {
   /** Interface to bind. Default 127.0.0.1 (DEFAULT_HEALTH_HOST), so nothing is exposed unless asked. */
   host: string;
@@ -27,6 +32,7 @@ export interface HealthServerOptions {
 /**
  * `/healthz` (alive), `/readyz` (ready to do work) and `/metrics` (Prometheus text) over plain HTTP,
  * as controller-runtime's probe and metrics endpoints. `?verbose` lists each check.
+ * @category Observability: logs, metrics, Events, health
  */
 export class HealthServer {
   private readonly options: HealthServerOptions;

@@ -1,12 +1,21 @@
 import winston from 'winston';
 
-/** The two line formats of `createLogger`: JSON objects for machines, aligned text for people. */
+/**
+ * The two line formats of `createLogger`: JSON objects for machines, aligned text for people.
+ * @category Observability: logs, metrics, Events, health
+ */
 export const LOG_FORMATS = ['json', 'console'] as const;
 
-/** One of {@link LOG_FORMATS}. */
+/**
+ * One of {@link LOG_FORMATS}.
+ * @category Observability: logs, metrics, Events, health
+ */
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** Name of the environment variable read for the format when `options.format` is not given. */
+/**
+ * Name of the environment variable read for the format when `options.format` is not given.
+ * @category Observability: logs, metrics, Events, health
+ */
 export const LOG_FORMAT_ENV = 'LOG_FORMAT';
 
 const LEVEL_COLOURS: Record<string, string> = { error: '31', warn: '33', info: '36', debug: '90' };

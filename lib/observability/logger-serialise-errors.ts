@@ -3,7 +3,10 @@ import winston from 'winston';
 /** How deep nested causes of a logged error are written. */
 const MAX_CAUSE_DEPTH = 5;
 
-/** The JSON shape an `Error` takes in a log line. */
+/**
+ * The JSON shape an `Error` takes in a log line.
+ * @category Observability: logs, metrics, Events, health
+ */
 export interface SerialisedError {
   name: string;
   message: string;
@@ -11,7 +14,10 @@ export interface SerialisedError {
   cause?: unknown;
 }
 
-/** Turns an `Error` into plain JSON (name, message, stack, own enumerable fields, cause chain). */
+/**
+ * Turns an `Error` into plain JSON (name, message, stack, own enumerable fields, cause chain).
+ * @category Observability: logs, metrics, Events, health
+ */
 export function serialiseError(err: Error, depth = 0): SerialisedError {
   const out: SerialisedError & Record<string, unknown> = {
     ...(err as unknown as Record<string, unknown>),

@@ -11,7 +11,10 @@ const SILENT: Logger = {
   isLevelEnabled: () => false,
 };
 
-/** A {@link Logger} that drops everything; the default wherever a logger is optional. */
+/**
+ * A {@link Logger} that drops everything; the default wherever a logger is optional.
+ * @category Observability: logs, metrics, Events, health
+ */
 export function silentLogger(): Logger {
   return SILENT;
 }

@@ -4,16 +4,28 @@ import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { consoleFormat, LOG_FORMAT_ENV, LOG_FORMATS, type LogFormat } from './logger-console-format.js';
 import { serialiseErrors } from './logger-serialise-errors.js';
 
-/** The log levels reconcilekit writes, most verbose first. */
+/**
+ * The log levels reconcilekit writes, most verbose first.
+ * @category Observability: logs, metrics, Events, health
+ */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
-/** One of {@link LOG_LEVELS}. */
+/**
+ * One of {@link LOG_LEVELS}.
+ * @category Observability: logs, metrics, Events, health
+ */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Level used when neither `options.level` nor `LOG_LEVEL` says otherwise. */
+/**
+ * Level used when neither `options.level` nor `LOG_LEVEL` says otherwise.
+ * @category Observability: logs, metrics, Events, health
+ */
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 
-/** Name of the environment variable read for the level when `options.level` is not given. */
+/**
+ * Name of the environment variable read for the level when `options.level` is not given.
+ * @category Observability: logs, metrics, Events, health
+ */
 export const LOG_LEVEL_ENV = 'LOG_LEVEL';
 
 /**
@@ -22,6 +34,7 @@ export const LOG_LEVEL_ENV = 'LOG_LEVEL';
  * `child(meta)` returns a logger whose lines all carry `meta`; the parent is untouched, so keys such as
  * `resource` or `function` never leak into unrelated lines. Errors in `meta` (e.g. `{ err }`) are written
  * with their name, message, stack and cause.
+ * @category Observability: logs, metrics, Events, health
  */
 export interface Logger {
   debug(message: string, meta?: Record<string, unknown>): void;
@@ -36,7 +49,10 @@ export interface Logger {
   isLevelEnabled?(level: LogLevel): boolean;
 }
 
-/** Options of {@link createLogger}. */
+/**
+ * Options of {@link createLogger}.
+ * @category Observability: logs, metrics, Events, health
+ */
 export interface LoggerOptions {
   /** Lowest level written. Default: `LOG_LEVEL` from the environment, else `'info'`. */
   level?: LogLevel;
@@ -131,6 +147,7 @@ class WinstonLogger implements Logger {
  * Creates a winston-backed {@link Logger} writing one JSON object per line with `timestamp`, `level`,
  * `message` and the meta keys — or readable text on a terminal (see {@link LoggerOptions.format}). An
  * invalid level (in options or `LOG_LEVEL`) or format (`LOG_FORMAT`) is an `InvalidConfigError`.
+ * @category Observability: logs, metrics, Events, health
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level =

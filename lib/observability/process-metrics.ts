@@ -7,7 +7,10 @@ import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
  */
 let shared: Registry | undefined;
 
-/** Adds the process metrics to `registry` unless it already has them. */
+/**
+ * Adds the process metrics to `registry` unless it already has them.
+ * @category Observability: logs, metrics, Events, health
+ */
 export function addProcessMetrics(registry: Registry): void {
   if (shared === undefined) {
     shared = new Registry();

@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.js';
  * Anything an `Operator` runs: `Framework`, `Controller`, and later front ends. A plain `Runnable`
  * (start/stop) runs too, without sharing; a front end built on the engine exposes its `core`, through
  * which the operator shares its registry, informer cache and Lease.
+ * @category Operator: many controllers
  */
 export interface OperatorController extends Runnable {
   /** Name (unique within one operator; the `/readyz` check is `controller:<name>`). */
@@ -19,7 +20,10 @@ export interface OperatorController extends Runnable {
   readonly core?: Pick<ControllerCore, 'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason'>;
 }
 
-/** Options of an `Operator`. Every field is optional. */
+/**
+ * Options of an `Operator`. Every field is optional.
+ * @category Operator: many controllers
+ */
 export interface OperatorOptions {
   /** Name in logs, and the user agent of the operator's own client. Default `operator`. */
   name?: string;

@@ -24,6 +24,7 @@ interface Member {
  * watching the same kind and scope share one watch) and one Lease gating every controller's workers.
  * The first controller that fails to start stops the others, and `start()`/`run()` reject with its error.
  * See docs/operator.md.
+ * @category Operator: many controllers
  */
 export class Operator {
   /** The shared informer cache (undefined without an API connection). */

@@ -6,10 +6,14 @@ import type { Awaitable } from '../resource/crud-resource-ops.js';
 /**
  * What a step returns: nothing (go on), or a {@link ReconcileResult}. A result with `requeueAfterMs` ends
  * the pass there and runs the object again after that delay (Go's non-empty `ctrl.Result`).
+ * @category Phases, status and guards
  */
 export type StepResult = ReconcileResult | undefined | void; // eslint-disable-line @typescript-eslint/no-invalid-void-type -- a step with no return goes on
 
-/** A phase's verdict on its Kubernetes children (seed 002 `K8sDiff`). Missing flags count as false. */
+/**
+ * A phase's verdict on its Kubernetes children (seed 002 `K8sDiff`). Missing flags count as false.
+ * @category Phases, status and guards
+ */
 export interface K8sDiff {
   needCreate?: boolean;
   needUpdate?: boolean;
@@ -18,19 +22,26 @@ export interface K8sDiff {
   diff?: string;
 }
 
-/** A remote resource's verdict (seed 002 `Diff`). Missing flags count as false. */
+/**
+ * A remote resource's verdict (seed 002 `Diff`). Missing flags count as false.
+ * @category Phases, status and guards
+ */
 export interface Diff {
   needCreate?: boolean;
   needUpdate?: boolean;
   diff?: string;
 }
 
-/** The per-pass working map steps share (seed 002's `data map[string]any`). */
+/**
+ * The per-pass working map steps share (seed 002's `data map[string]any`).
+ * @category Phases, status and guards
+ */
 export type Data = Map<string, unknown>;
 
 /**
  * One phase of a {@link StdK8sReconciler} (seed 002 `K8sPhaseReconciler`): configure → read → diff →
  * create / update / delete as the diff says → onSuccess. Only `name` and `diff` are required.
+ * @category Phases, status and guards
  */
 export interface K8sPhaseReconciler<Obj extends KubernetesObject = KubernetesObject> {
   /** Names the phase in errors and logs (seed `GetName`). */
@@ -54,7 +65,10 @@ export interface K8sPhaseReconciler<Obj extends KubernetesObject = KubernetesObj
   onSuccess?(ctx: ReconcileContext, obj: Obj, data: Data, diff: K8sDiff): Awaitable<StepResult>;
 }
 
-/** The parent hooks of a {@link StdK8sReconciler} (seed 002 `K8sReconciler`); all optional. */
+/**
+ * The parent hooks of a {@link StdK8sReconciler} (seed 002 `K8sReconciler`); all optional.
+ * @category Phases, status and guards
+ */
 export interface K8sReconcilerHooks<Obj extends KubernetesObject = KubernetesObject> {
   configure?(ctx: ReconcileContext, req: ReconcileRequest<Obj>, obj: Obj): Awaitable<StepResult>;
   read?(ctx: ReconcileContext, obj: Obj, data: Data): Awaitable<StepResult>;
@@ -68,6 +82,7 @@ export interface K8sReconcilerHooks<Obj extends KubernetesObject = KubernetesObj
 /**
  * The hooks of a {@link StdReconciler} for a remote (non-Kubernetes) resource (seed 002 `Reconciler`).
  * `read` and `diff` are required; `create`/`update` are required once a diff asks for them.
+ * @category Phases, status and guards
  */
 export interface RemoteResourceHooks<Obj extends KubernetesObject = KubernetesObject, Meta = unknown> {
   /** Builds what the other hooks need (an API client, say). Default: `undefined`. */

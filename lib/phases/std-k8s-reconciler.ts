@@ -14,7 +14,10 @@ import { PhaseError } from './phase-error.js';
 import type { Data, K8sPhaseReconciler, K8sReconcilerHooks } from './phase-types.js';
 import { checkK8sDiff, checkStep, stops } from './step-result.js';
 
-/** Options of {@link StdK8sReconciler}. */
+/**
+ * Options of {@link StdK8sReconciler}.
+ * @category Phases, status and guards
+ */
 export interface StdK8sReconcilerOptions<Obj extends KubernetesObject> {
   /** Parent hooks (seed `K8sReconciler`). Default: none. */
   hooks?: K8sReconcilerHooks<Obj>;
@@ -36,6 +39,7 @@ export interface StdK8sReconcilerOptions<Obj extends KubernetesObject> {
  * (phases are skipped: children go with their owner through the garbage collector). A stale object or a
  * held guard lock skips the onError hooks (the engine retries soon). Seed bugs not copied: no 1 s sleep,
  * status-write errors propagate, no finalizer add on a deleting object.
+ * @category Phases, status and guards
  */
 export class StdK8sReconciler<Obj extends KubernetesObject = KubernetesObject> implements Reconciler<Obj> {
   readonly reconcile: ReconcileFunction<Obj>;

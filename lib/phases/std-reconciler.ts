@@ -13,7 +13,10 @@ import { PassStatus, workCopy } from './pass-status.js';
 import type { Data, RemoteResourceHooks } from './phase-types.js';
 import { checkDiff, checkStep, stops } from './step-result.js';
 
-/** Options of {@link StdReconciler}. */
+/**
+ * Options of {@link StdReconciler}.
+ * @category Phases, status and guards
+ */
 export interface StdReconcilerOptions<Obj extends KubernetesObject, Meta> {
   /** The remote resource's hooks (seed `Reconciler`). Required: `read` and `diff`. */
   hooks: RemoteResourceHooks<Obj, Meta>;
@@ -29,6 +32,7 @@ export interface StdReconcilerOptions<Obj extends KubernetesObject, Meta> {
  * a shadowed variable). With `hooks.delete` the engine manages a finalizer and `delete` runs only while
  * the object is being deleted (configure → read → delete), the finalizer going after it succeeded. A
  * stale object or a held guard lock skips `onError` (the engine retries soon).
+ * @category Phases, status and guards
  */
 export class StdReconciler<
   Obj extends KubernetesObject = KubernetesObject,

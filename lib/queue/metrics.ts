@@ -18,6 +18,7 @@ export interface QueueProbe {
 /**
  * The workqueue_* family with controller-runtime's names, labels and buckets, so existing dashboards work.
  * One set per registry; each queue is a `{name, controller}` series, pre-initialised to 0.
+ * @category Work queue
  */
 export class WorkQueueMetrics {
   readonly depth: Gauge<'name' | 'controller'>;

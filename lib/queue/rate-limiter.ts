@@ -1,6 +1,7 @@
 /**
  * Decides how long a key waits before its next retry. `when` records one more failure; `forget` clears the
  * history after a success. Same contract as client-go's `workqueue.RateLimiter`.
+ * @category Work queue
  */
 export interface RateLimiter {
   /** Delay in ms before `key` is retried, counting this call as one more failure. */
@@ -11,14 +12,26 @@ export interface RateLimiter {
   numRequeues(key: string): number;
 }
 
-/** First retry delay. 5 ms, as client-go/controller-runtime: a transient conflict retries almost at once. */
+/**
+ * First retry delay. 5 ms, as client-go/controller-runtime: a transient conflict retries almost at once.
+ * @category Work queue
+ */
 export const DEFAULT_RATE_LIMIT_BASE_DELAY_MS = 5;
-/** Growth per failure. ×2, as client-go. */
+/**
+ * Growth per failure. ×2, as client-go.
+ * @category Work queue
+ */
 export const DEFAULT_RATE_LIMIT_FACTOR = 2;
-/** Ceiling. 1000 s, as client-go: a permanently broken object is retried about every 17 min. */
+/**
+ * Ceiling. 1000 s, as client-go: a permanently broken object is retried about every 17 min.
+ * @category Work queue
+ */
 export const DEFAULT_RATE_LIMIT_MAX_DELAY_MS = 1_000_000;
 
-/** Options of {@link ExponentialRateLimiter}. */
+/**
+ * Options of {@link ExponentialRateLimiter}.
+ * @category Work queue
+ */
 export interface ExponentialRateLimiterOptions {
   /** First delay in ms. Default {@link DEFAULT_RATE_LIMIT_BASE_DELAY_MS}. */
   baseDelayMs?: number;
@@ -28,7 +41,10 @@ export interface ExponentialRateLimiterOptions {
   maxDelayMs?: number;
 }
 
-/** Per-key exponential backoff: `base × factor^failures`, capped; reset by `forget`. */
+/**
+ * Per-key exponential backoff: `base × factor^failures`, capped; reset by `forget`.
+ * @category Work queue
+ */
 export class ExponentialRateLimiter implements RateLimiter {
   private readonly baseDelayMs: number;
   private readonly factor: number;

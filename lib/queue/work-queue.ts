@@ -3,7 +3,10 @@ import { WorkQueueMetrics, type QueueProbe } from './metrics.js';
 import { ExponentialRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { HistogramBuffer } from '../observability/histogram-buffer.js';
 
-/** Options of {@link WorkQueue}. */
+/**
+ * Options of {@link WorkQueue}.
+ * @category Work queue
+ */
 export interface WorkQueueOptions {
   /** Queue name, the `name` label of the workqueue_* metrics (controller-runtime uses the controller name). */
   name: string;
@@ -38,6 +41,7 @@ interface Waiter<K> {
  *   started waits (still deduplicated) until the interval is over; delayed adds keep their own delays.
  *
  * Workers loop `key = await get(); try { … } finally { done(key) }` until `get` returns undefined.
+ * @category Work queue
  */
 export class WorkQueue<K extends string = string> {
   private readonly queue: K[] = [];

@@ -2,16 +2,23 @@ import type { ReconcileContext } from '../context/reconcile-context.js';
 import type { KubeObject } from './kube-object.js';
 import type { Patch } from './patch.js';
 
-/** What a patch function may return: a patch, or nothing to apply. */
+/**
+ * What a patch function may return: a patch, or nothing to apply.
+ * @category CRUD resources
+ */
 export type MaybePatch<Change> = Patch<Change> | undefined | null;
 
-/** A value or a promise of it: every CRUD step may be sync or async. */
+/**
+ * A value or a promise of it: every CRUD step may be sync or async.
+ * @category CRUD resources
+ */
 export type Awaitable<T> = T | Promise<T>;
 
 /**
  * The eight members a user implements to get a {@link CRUDResource}. Every step receives the same `obj`.
  * The three apply functions are shared by both paths: `applyDeleteChange` runs whether its change came
  * from an update patch or a delete patch.
+ * @category CRUD resources
  */
 export interface CRUDResourceOps<Obj = KubeObject, State = unknown, Change = unknown> {
   /** Identifies the resource in logs and metrics. Non-empty. */
@@ -42,7 +49,10 @@ export interface CRUDResourceOps<Obj = KubeObject, State = unknown, Change = unk
   applyUpdateChange(ctx: ReconcileContext, obj: Obj, change: Change): Awaitable<void>;
 }
 
-/** The CRUD steps, named as in logs (`function` key) and metrics (`operation` label). */
+/**
+ * The CRUD steps, named as in logs (`function` key) and metrics (`operation` label).
+ * @category CRUD resources
+ */
 export const CRUD_STEPS = [
   'GetCurrentState',
   'GetDesiredState',
@@ -53,7 +63,10 @@ export const CRUD_STEPS = [
   'ApplyUpdateChange',
 ] as const;
 
-/** One of {@link CRUD_STEPS}. */
+/**
+ * One of {@link CRUD_STEPS}.
+ * @category CRUD resources
+ */
 export type CRUDStep = (typeof CRUD_STEPS)[number];
 
 /** The method of {@link CRUDResourceOps} behind each step. */

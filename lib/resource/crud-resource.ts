@@ -11,7 +11,10 @@ import { PATCH_PARTS, type Patch, type PatchPart } from './patch.js';
 import type { Resource } from './resource.js';
 import { isThenable, runFlow, type StepFlow } from '../util/maybe-async.js';
 
-/** Options of {@link CRUDResource}. */
+/**
+ * Options of {@link CRUDResource}.
+ * @category CRUD resources
+ */
 export interface CRUDResourceOptions<Obj = KubeObject, State = unknown, Change = unknown> {
   /** The user's CRUD steps. Required; `ops.name` must be non-empty. */
   ops: CRUDResourceOps<Obj, State, Change>;
@@ -67,6 +70,7 @@ function isPatch(value: unknown): value is Patch {
  * checkpoint, so the step that raises it completes. An aborted `ctx.signal` ends the flow with the
  * abort reason (an error: the work was not done). Any step error ends the flow and is thrown unchanged.
  * Each step gets a context whose logger carries `function: <step>`.
+ * @category CRUD resources
  */
 export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> implements Resource<Obj> {
   /** The steps this resource runs; wrappers build new resources around wrapped ops, never mutate these. */

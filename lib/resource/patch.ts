@@ -4,6 +4,7 @@
  * A part counts once its setter was called, whatever the value: `setUpdateChange(null)` still makes the
  * CRUD resource call `applyUpdateChange(ctx, obj, null)`. Parts never set are not applied. Parts are
  * applied in the order create → delete → update.
+ * @category CRUD resources
  */
 export class Patch<Change = unknown> {
   private readonly parts = new Map<PatchPart, Change>();
@@ -37,8 +38,14 @@ export class Patch<Change = unknown> {
   }
 }
 
-/** The three parts of a {@link Patch}, in apply order. */
+/**
+ * The three parts of a {@link Patch}, in apply order.
+ * @category CRUD resources
+ */
 export const PATCH_PARTS = ['create', 'delete', 'update'] as const;
 
-/** One of {@link PATCH_PARTS}. */
+/**
+ * One of {@link PATCH_PARTS}.
+ * @category CRUD resources
+ */
 export type PatchPart = (typeof PATCH_PARTS)[number];

@@ -59,6 +59,7 @@ export function* resourcesFlow<Obj>(
  * unchanged; `reconciliationCanceled` stops it with success; an aborted `ctx.signal` stops it with the
  * abort reason. No retries here: wrap resources with `wrapWithRetry` or rely on the engine's requeue.
  * An empty list is an `ExecutionFailedError`.
+ * @category CRUD resources
  */
 export async function processUpdate<Obj>(
   ctx: ReconcileContext,
@@ -68,7 +69,10 @@ export async function processUpdate<Obj>(
   await runFlow(resourcesFlow(ctx, obj, resources, 'ensureCreated'));
 }
 
-/** Like {@link processUpdate}, with `ensureDeleted` (the delete path). */
+/**
+ * Like {@link processUpdate}, with `ensureDeleted` (the delete path).
+ * @category CRUD resources
+ */
 export async function processDelete<Obj>(
   ctx: ReconcileContext,
   obj: Obj,

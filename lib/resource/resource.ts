@@ -5,6 +5,7 @@ import type { KubeObject } from './kube-object.js';
  * One building block of reconciliation logic. A resource set runs its resources one after another, in
  * order, never in parallel. Both methods must be idempotent: after an error the next run starts again
  * from the first resource.
+ * @category CRUD resources
  */
 export interface Resource<Obj = KubeObject> {
   /** Identifies the resource in logs (`resource` key) and metrics (`resource` label). Non-empty. */

@@ -7,7 +7,10 @@ import { silentLogger } from '../observability/logger-silent.js';
 import type { KubeObject } from '../resource/kube-object.js';
 import { ResourceSet } from './resource-set.js';
 
-/** Options of {@link ResourceRouter}. */
+/**
+ * Options of {@link ResourceRouter}.
+ * @category CRUD resources
+ */
 export interface ResourceRouterOptions<Obj = KubeObject> {
   /** Candidate sets, asked in this order. Required, non-empty. */
   resourceSets: readonly ResourceSet<Obj>[];
@@ -15,7 +18,10 @@ export interface ResourceRouterOptions<Obj = KubeObject> {
   logger?: Logger;
 }
 
-/** A short, log-friendly description of an object (`kind namespace/name`). */
+/**
+ * A short, log-friendly description of an object (`kind namespace/name`).
+ * @category CRUD resources
+ */
 export function describeObject(obj: unknown): string {
   if (typeof obj !== 'object' || obj === null) return typeof obj;
   const { kind, metadata } = obj as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
@@ -31,6 +37,7 @@ export function describeObject(obj: unknown): string {
  * Picks the single {@link ResourceSet} that handles an object. No match throws `NoResourceSetError`,
  * which the engine treats as "not mine" (another version or controller owns the object); more than one
  * match throws `ExecutionFailedError`, because running two versions' logic on one object would race.
+ * @category CRUD resources
  */
 export class ResourceRouter<Obj = KubeObject> {
   private readonly sets: readonly ResourceSet<Obj>[];

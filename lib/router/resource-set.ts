@@ -9,7 +9,10 @@ import type { Resource } from '../resource/resource.js';
 /** Internal: runs initCtx without wrapping a plain result in a promise; not exported from the package. */
 export const initCtxStep: unique symbol = Symbol('initCtxStep');
 
-/** Options of {@link ResourceSet}. */
+/**
+ * Options of {@link ResourceSet}.
+ * @category CRUD resources
+ */
 export interface ResourceSetOptions<Obj = KubeObject> {
   /** The resources, run in this order. Required, non-empty. */
   resources: readonly Resource<Obj>[];
@@ -28,6 +31,7 @@ export interface ResourceSetOptions<Obj = KubeObject> {
  * A versioned bundle of reconciliation logic: a predicate saying which objects it handles, a hook that
  * prepares each reconciliation's context, and an ordered, non-empty list of resources. An operator gives
  * one set per version it supports to a router; exactly one set must handle each object it owns.
+ * @category CRUD resources
  */
 export class ResourceSet<Obj = KubeObject> {
   private readonly list: readonly Resource<Obj>[];

@@ -1,4 +1,8 @@
-// reconcilekit/testing — helpers for operator authors' tests.
+/**
+ * Helpers for operator tests: a test environment (embedded server or kube-apiserver), `waitFor`, conditions, Events, manifests.
+ *
+ * @module reconcilekit/testing
+ */
 export {
   startTestEnvironment,
   testBackendFromEnv,

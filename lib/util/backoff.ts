@@ -2,24 +2,43 @@ import { backOff, type BackoffOptions } from 'exponential-backoff';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { sleep } from './sleep.js';
 
-/** exponential-backoff's options; what a {@link BackOffFactory} produces. */
+/**
+ * exponential-backoff's options; what a {@link BackOffFactory} produces.
+ * @category Utilities
+ */
 export type BackOffOptions = BackoffOptions;
 
-/** Produces fresh backoff options for one retried operation. */
+/**
+ * Produces fresh backoff options for one retried operation.
+ * @category Utilities
+ */
 export type BackOffFactory = () => BackOffOptions;
 
-/** First delay: 500 ms (operatorkit's exponential default). */
+/**
+ * First delay: 500 ms (operatorkit's exponential default).
+ * @category Utilities
+ */
 export const DEFAULT_BACKOFF_STARTING_DELAY_MS = 500;
-/** Growth per attempt: × 1.5. */
+/**
+ * Growth per attempt: × 1.5.
+ * @category Utilities
+ */
 export const DEFAULT_BACKOFF_MULTIPLIER = 1.5;
-/** Longest single delay: 60 s. */
+/**
+ * Longest single delay: 60 s.
+ * @category Utilities
+ */
 export const DEFAULT_BACKOFF_MAX_DELAY_MS = 60_000;
-/** Attempts in total, the first included: 8 (operatorkit's "max tries 7" = 7 retries + 1). */
+/**
+ * Attempts in total, the first included: 8 (operatorkit's "max tries 7" = 7 retries + 1).
+ * @category Utilities
+ */
 export const DEFAULT_BACKOFF_ATTEMPTS = 8;
 
 /**
  * The default backoff: 500 ms × 1.5 per attempt with full jitter, capped at 60 s, 8 attempts in total
  * (about 16 s of nominal waiting). Used for engine operations such as finalizer patches.
+ * @category Utilities
  */
 export function defaultBackOffFactory(): BackOffOptions {
   return {
@@ -32,7 +51,10 @@ export function defaultBackOffFactory(): BackOffOptions {
   };
 }
 
-/** Nominal (un-jittered) delay before retry number `retry` (1 = the first retry). */
+/**
+ * Nominal (un-jittered) delay before retry number `retry` (1 = the first retry).
+ * @category Utilities
+ */
 export function backOffDelay(options: BackOffOptions, retry: number): number {
   const start = options.startingDelay ?? 100;
   const multiple = options.timeMultiple ?? 2;
@@ -45,6 +67,7 @@ export function backOffDelay(options: BackOffOptions, retry: number): number {
  * AbortSignal, so the delays are slept here with an abortable timer (the library's own delays are set to
  * zero). Abort rejects with `signal.reason` at once, during a delay or before an attempt, and leaves no
  * timer behind. `options.retry` still decides whether an error is worth retrying.
+ * @category Utilities
  */
 export async function backOffAbortable<T>(
   request: (attempt: number) => Promise<T>,

@@ -1,6 +1,7 @@
 /**
  * Resolves after `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts (at once
  * when it already has). The timer is cleared on abort, so an aborted sleep keeps nothing alive.
+ * @category Utilities
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {

@@ -7,10 +7,16 @@ import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger-silent.js';
 import { Informer } from './informer.js';
 
-/** What to watch through an {@link InformerCache}. */
+/**
+ * What to watch through an {@link InformerCache}.
+ * @category Watch and cache
+ */
 export type InformerSource = ResourceRef & { labelSelector?: string; fieldSelector?: string };
 
-/** Options of an {@link InformerCache}. */
+/**
+ * Options of an {@link InformerCache}.
+ * @category Watch and cache
+ */
 export interface InformerCacheOptions {
   /** Client for every list and watch. Required. */
   client: ObjectClient;
@@ -32,6 +38,7 @@ interface Entry {
  *
  * The key includes the version, not only the group: two versions of a kind are served with different
  * shapes, and an informer hands its objects out unconverted.
+ * @category Watch and cache
  */
 export class InformerCache {
   private readonly o: InformerCacheOptions;
@@ -104,7 +111,10 @@ export class InformerCache {
   }
 }
 
-/** The identity of a watch: apiVersion, kind, namespace and selectors. */
+/**
+ * The identity of a watch: apiVersion, kind, namespace and selectors.
+ * @category Watch and cache
+ */
 export function informerKey(source: InformerSource): string {
   return [
     source.apiVersion,

@@ -3,10 +3,16 @@ import type { Store } from './store.js';
 import { Watcher } from './watcher.js';
 import type { WatcherOptions } from './watcher-options.js';
 
-/** How long `waitForSync` waits by default. 2 min, as controller-runtime's CacheSyncTimeout. */
+/**
+ * How long `waitForSync` waits by default. 2 min, as controller-runtime's CacheSyncTimeout.
+ * @category Watch and cache
+ */
 export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
 
-/** Thrown by `waitForSync` when the first list is not in within the timeout. */
+/**
+ * Thrown by `waitForSync` when the first list is not in within the timeout.
+ * @category Watch and cache
+ */
 export class CacheSyncTimeoutError extends Error {
   override readonly name = 'CacheSyncTimeoutError';
   constructor(resource: string, timeoutMs: number, cause?: Error) {
@@ -19,7 +25,10 @@ export class CacheSyncTimeoutError extends Error {
   }
 }
 
-/** True for a {@link CacheSyncTimeoutError}. */
+/**
+ * True for a {@link CacheSyncTimeoutError}.
+ * @category Watch and cache
+ */
 export function isCacheSyncTimeout(e: unknown): e is CacheSyncTimeoutError {
   return e instanceof CacheSyncTimeoutError;
 }
@@ -33,6 +42,7 @@ type Handlers<T> = {
 /**
  * A {@link Watcher} and its {@link Store}, with informer-style callbacks: `add(obj)`,
  * `update(oldObj, newObj)` and `delete(obj)` (the last known state), plus `waitForSync`.
+ * @category Watch and cache
  */
 export class Informer<T extends KubernetesObject = KubernetesObject> {
   readonly watcher: Watcher<T>;

@@ -1,11 +1,15 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-/** Watch event types counted by `reconcilekit_watch_events_total`. */
+/**
+ * Watch event types counted by `reconcilekit_watch_events_total`.
+ * @category Watch and cache
+ */
 export const WATCH_EVENT_TYPES = ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'] as const;
 
 /**
  * Watcher counters, one set per registry; each watcher is a `resource` series (e.g. `v1/ConfigMap`),
  * pre-initialised to 0.
+ * @category Watch and cache
  */
 export class WatcherMetrics {
   /** Re-watches after an error (connection refused, 5xx, broken stream). */

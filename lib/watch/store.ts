@@ -1,13 +1,19 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 
-/** Cache key of an object: `namespace/name`, or `name` for cluster-scoped objects (client-go's format). */
+/**
+ * Cache key of an object: `namespace/name`, or `name` for cluster-scoped objects (client-go's format).
+ * @category Watch and cache
+ */
 export function objectKey(obj: KubernetesObject): string {
   const name = obj.metadata?.name ?? '';
   const namespace = obj.metadata?.namespace;
   return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`;
 }
 
-/** Splits a key made by {@link objectKey} back into namespace and name. */
+/**
+ * Splits a key made by {@link objectKey} back into namespace and name.
+ * @category Watch and cache
+ */
 export function splitObjectKey(key: string): { namespace?: string; name: string } {
   const slash = key.indexOf('/');
   return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
@@ -18,6 +24,7 @@ export function splitObjectKey(key: string): { namespace?: string; name: string 
  * ownerReference uid (for "owned objects enqueue their owner" and cached reads of children).
  *
  * Read-only for users; the watcher writes it. Objects are shared, not copied: do not mutate them.
+ * @category Watch and cache
  */
 export class Store<T extends KubernetesObject = KubernetesObject> {
   private readonly objects = new Map<string, T>();

@@ -6,24 +6,51 @@ import type { Logger } from '../observability/logger.js';
 import type { WatcherMetrics } from './metrics.js';
 import type { Store } from './store.js';
 
-/** Objects per list page. 500, as client-go and kubectl: bounded memory per response. */
+/**
+ * Objects per list page. 500, as client-go and kubectl: bounded memory per response.
+ * @category Watch and cache
+ */
 export const DEFAULT_LIST_PAGE_SIZE = 500;
-/** First reconnect delay after a watch error. 800 ms, as kube-rs. */
+/**
+ * First reconnect delay after a watch error. 800 ms, as kube-rs.
+ * @category Watch and cache
+ */
 export const DEFAULT_WATCH_BACKOFF_INITIAL_MS = 800;
-/** Reconnect delay growth per consecutive error. ×2. */
+/**
+ * Reconnect delay growth per consecutive error. ×2.
+ * @category Watch and cache
+ */
 export const DEFAULT_WATCH_BACKOFF_FACTOR = 2;
-/** Reconnect delay ceiling. 30 s: an outage is noticed within half a minute of its end. */
+/**
+ * Reconnect delay ceiling. 30 s: an outage is noticed within half a minute of its end.
+ * @category Watch and cache
+ */
 export const DEFAULT_WATCH_BACKOFF_MAX_MS = 30_000;
-/** A watch healthy this long resets the backoff. 2 min, as kube-rs. */
+/**
+ * A watch healthy this long resets the backoff. 2 min, as kube-rs.
+ * @category Watch and cache
+ */
 export const DEFAULT_WATCH_BACKOFF_RESET_MS = 120_000;
-/** Reconnect delays are spread by ± this fraction, so many watchers do not reconnect in lock-step. */
+/**
+ * Reconnect delays are spread by ± this fraction, so many watchers do not reconnect in lock-step.
+ * @category Watch and cache
+ */
 export const DEFAULT_WATCH_BACKOFF_JITTER = 0.25;
-/** Bounds of the random server-side watch timeout (s). 300–600 s, as client-go's reflector. */
+/**
+ * Bounds of the random server-side watch timeout (s). 300–600 s, as client-go's reflector.
+ * @category Watch and cache
+ */
 export const DEFAULT_WATCH_TIMEOUT_RANGE_SECONDS: readonly [number, number] = [300, 600];
-/** Extra time before the client gives up on a watch the server should have closed (client-node 1.4 has none). */
+/**
+ * Extra time before the client gives up on a watch the server should have closed (client-node 1.4 has none).
+ * @category Watch and cache
+ */
 export const DEFAULT_WATCH_CLIENT_GRACE_MS = 30_000;
 
-/** Options of {@link Watcher} and {@link Informer}. */
+/**
+ * Options of {@link Watcher} and {@link Informer}.
+ * @category Watch and cache
+ */
 export interface WatcherOptions<T extends KubernetesObject = KubernetesObject> {
   /** Client used for list and watch. */
   client: ObjectClient;

@@ -27,6 +27,7 @@ const MIN_HEALTHY_WATCH_MS = 1_000;
  *
  * Warning: a delete can still be observed only as a synthesised DELETED carrying the last cached state;
  * use finalizers when a deletion must run code.
+ * @category Watch and cache
  */
 export class Watcher<T extends KubernetesObject = KubernetesObject> {
   readonly store: Store<T>;

@@ -5,10 +5,16 @@ import type { Resource } from '../resource.js';
 import { WrappedCRUDResource } from './wrapped-crud-resource.js';
 import type { WrappedResource } from './wrapped-resource.js';
 
-/** What a wrapper decorates: a CRUD step, or a plain resource's whole ensure call. */
+/**
+ * What a wrapper decorates: a CRUD step, or a plain resource's whole ensure call.
+ * @category CRUD resources
+ */
 export type ResourceOperation = CRUDStep | 'EnsureCreated' | 'EnsureDeleted';
 
-/** The decoration: runs `call` (one step or ensure call of `resourceName`) in some way and returns its result. */
+/**
+ * The decoration: runs `call` (one step or ensure call of `resourceName`) in some way and returns its result.
+ * @category CRUD resources
+ */
 export type OperationDecorator = <T>(
   ctx: ReconcileContext,
   resourceName: string,
@@ -66,6 +72,7 @@ class DecoratedResource<Obj> implements WrappedResource<Obj> {
  * A new resource decorating `resource` with `around`. A CRUD resource (anything extending `CRUDResource`,
  * wrappers included) is decorated per step and stays CRUD-extractable; any other resource is decorated
  * per ensure call. Either way the result's `wrapped()` is `resource`, which is never modified.
+ * @category CRUD resources
  */
 export function decorateResource<Obj>(
   resource: Resource<Obj>,

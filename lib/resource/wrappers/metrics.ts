@@ -5,16 +5,28 @@ import type { Resource } from '../resource.js';
 import { decorateResource, type OperationDecorator } from './decorate-resource.js';
 import type { WrappedResource } from './wrapped-resource.js';
 
-/** Counter of wrapped calls, by `resource` and `operation`. */
+/**
+ * Counter of wrapped calls, by `resource` and `operation`.
+ * @category CRUD resources
+ */
 export const RESOURCE_OPERATION_TOTAL = 'reconcilekit_resource_operation_total';
-/** Histogram of wrapped call durations in seconds, by `resource` and `operation`. */
+/**
+ * Histogram of wrapped call durations in seconds, by `resource` and `operation`.
+ * @category CRUD resources
+ */
 export const RESOURCE_OPERATION_DURATION_SECONDS = 'reconcilekit_resource_operation_duration_seconds';
-/** Histogram buckets (seconds): 1 ms to 60 s, since steps range from cache reads to cloud API calls. */
+/**
+ * Histogram buckets (seconds): 1 ms to 60 s, since steps range from cache reads to cloud API calls.
+ * @category CRUD resources
+ */
 export const DEFAULT_OPERATION_DURATION_BUCKETS: readonly number[] = Object.freeze([
   0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
 ]);
 
-/** Options of {@link wrapWithMetrics}. */
+/**
+ * Options of {@link wrapWithMetrics}.
+ * @category CRUD resources
+ */
 export interface MetricsOptions {
   /** Registry the two metrics live in (reused when already registered there). Default: a new private Registry; the global one is never used. */
   registry?: Registry;
@@ -57,7 +69,10 @@ function histogramIn(registry: Registry, buckets: readonly number[]): Histogram<
   });
 }
 
-/** One resource wrapped with metrics (see {@link wrapWithMetrics}). */
+/**
+ * One resource wrapped with metrics (see {@link wrapWithMetrics}).
+ * @category CRUD resources
+ */
 export function metricsResource<Obj>(
   resource: Resource<Obj>,
   options: MetricsOptions = {},
@@ -71,6 +86,7 @@ export function metricsResource<Obj>(
  * measured per step (GetCurrentState … ApplyUpdateChange), plain ones per call (EnsureCreated,
  * EnsureDeleted). Wrap after `wrapWithRetry` to get one observation per step, retries included. Failed
  * calls are counted and timed too. The given resources are not modified; the returned list is new.
+ * @category CRUD resources
  */
 export function wrapWithMetrics<Obj>(
   resources: readonly Resource<Obj>[],

@@ -11,15 +11,24 @@ import type { Resource } from '../resource.js';
 import { decorateResource, type OperationDecorator } from './decorate-resource.js';
 import type { WrappedResource } from './wrapped-resource.js';
 
-/** Attempts per CRUD step (or per ensure call of a plain resource), the first included. */
+/**
+ * Attempts per CRUD step (or per ensure call of a plain resource), the first included.
+ * @category CRUD resources
+ */
 export const DEFAULT_RETRY_ATTEMPTS = 3;
 
-/** The retry wrapper's default backoff: the engine default (500 ms × 1.5, full jitter) limited to 3 attempts. */
+/**
+ * The retry wrapper's default backoff: the engine default (500 ms × 1.5, full jitter) limited to 3 attempts.
+ * @category CRUD resources
+ */
 export function defaultRetryBackOffFactory(): BackOffOptions {
   return { ...defaultBackOffFactory(), numOfAttempts: DEFAULT_RETRY_ATTEMPTS };
 }
 
-/** Options of {@link wrapWithRetry}. */
+/**
+ * Options of {@link wrapWithRetry}.
+ * @category CRUD resources
+ */
 export interface RetryOptions {
   /** Fresh backoff options for every retried call. Default: {@link defaultRetryBackOffFactory} (3 attempts). */
   backOffFactory?: BackOffFactory;
@@ -51,7 +60,10 @@ function retryDecorator(options: RetryOptions): OperationDecorator {
   };
 }
 
-/** One resource wrapped with retries (see {@link wrapWithRetry}). */
+/**
+ * One resource wrapped with retries (see {@link wrapWithRetry}).
+ * @category CRUD resources
+ */
 export function retryResource<Obj>(
   resource: Resource<Obj>,
   options: RetryOptions = {},
@@ -64,6 +76,7 @@ export function retryResource<Obj>(
  * fails twice then succeeds runs three times, then the flow goes on with the next step); a plain resource
  * retries ensureCreated/ensureDeleted whole. Retries stop when `ctx.signal` aborts. The given resources are
  * not modified; the returned list is new.
+ * @category CRUD resources
  */
 export function wrapWithRetry<Obj>(
   resources: readonly Resource<Obj>[],

@@ -9,6 +9,7 @@ import type { WrappedResource } from './wrapped-resource.js';
  * A CRUD resource built around decorated ops by a wrapper. It runs the checkpointed CRUD flow itself (so
  * flags keep working per step) and stays CRUD-extractable through `ops`, so another wrapper can decorate
  * it step by step again. The wrapped resource is never modified.
+ * @category CRUD resources
  */
 export class WrappedCRUDResource<Obj = KubeObject, State = unknown, Change = unknown>
   extends CRUDResource<Obj, State, Change>
