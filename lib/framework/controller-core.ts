@@ -3,7 +3,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import { InvalidConfigError, isInvalidConfig } from '../errors/invalid-config-error.js';
-import type { ObjectClient } from '../kube/object-client.js';
+import type { ObjectClient, WriteFence } from '../kube/object-client.js';
 import { LeaderElector } from '../leader/leader-elector.js';
 import { ControllerMetrics } from '../observability/controller-metrics.js';
 import { EventRecorder, type RecordedEvent } from '../observability/event-recorder.js';
@@ -105,6 +105,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private sources: SourceSet<Obj> | undefined;
   private pool!: WorkerPool;
   private externalLeadership = false;
+  /** The operator's Lease fence (see {@link useFence}); a Lease of its own uses its elector's. */
+  private sharedFence: WriteFence | undefined;
   private sharedInformers: InformerCache | undefined;
   private readonly lifetime = new AbortController();
   private elector: LeaderElector | undefined;
@@ -292,6 +294,16 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   }
 
   /** Starts the workers under `leaderSignal` (external leadership: an Operator's Lease). */
+  /**
+   * Fences this controller with the operator's Lease (`Operator` with `leaderElection`): every write through
+   * its client and every pass step checks the fence, as with a Lease of its own, so a replica resumed after
+   * a pause past the renew deadline writes nothing before it knows it still leads.
+   */
+  useFence(fence: WriteFence): void {
+    this.sharedFence = fence;
+    if (this.client !== undefined) this.client.fence = fence;
+  }
+
   startWorkers(leaderSignal: AbortSignal): void {
     if (this.stopPromise === undefined && this.isSynced) this.pool.start(leaderSignal, this.knownKeys());
   }
@@ -303,7 +315,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
 
   private prepareContext(ctx: ReconcileContext, obj: Obj): void {
     if (this.client !== undefined) ctx.set(clientKey, this.client);
-    const fence = this.elector?.fence;
+    const fence = this.elector?.fence ?? this.sharedFence;
     if (fence !== undefined)
       ctx.set(stepGateKey, () => {
         fence.check();

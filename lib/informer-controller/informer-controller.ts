@@ -73,7 +73,10 @@ export class InformerController {
   /** The engine. */
   readonly engine: ControllerCore;
   /** What an `Operator` drives (its shared registry, informer cache and Lease reach the engine and the informers). */
-  readonly core: Pick<ControllerCore, 'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason'>;
+  readonly core: Pick<
+    ControllerCore,
+    'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason' | 'useFence'
+  >;
   private readonly kinds = new Map<string, KindEntry>();
   private readonly ledger = new RequestLedger();
   private readonly errorHandler: ErrorHandler;
@@ -149,6 +152,9 @@ export class InformerController {
       },
       stopWorkers: (reason) => {
         engine.stopWorkers(reason);
+      },
+      useFence: (fence) => {
+        engine.useFence(fence);
       },
       get notReadyReason() {
         return engine.notReadyReason;

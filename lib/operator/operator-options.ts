@@ -17,7 +17,10 @@ export interface OperatorController extends Runnable {
   /** Whether it is ready (synced, watches healthy, not stopping). Default: started. */
   readonly ready?: boolean;
   /** The engine of a front end on `ControllerCore`. */
-  readonly core?: Pick<ControllerCore, 'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason'>;
+  readonly core?: Pick<
+    ControllerCore,
+    'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason' | 'useFence'
+  >;
 }
 
 /**

@@ -36,6 +36,7 @@ export class Operator {
   private readonly lifetime = new AbortController();
   private health: HealthServer | undefined;
   private election: Promise<void> | undefined;
+  private elector: LeaderElector | undefined;
   private leaderSignal: AbortSignal | undefined;
   private startPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
@@ -123,6 +124,7 @@ export class Operator {
       informers: this.informers,
       externalLeadership: this.settings.leaderElection !== false,
     });
+    if (this.elector !== undefined) controller.core?.useFence(this.elector.fence);
     const member: Member = { controller, name, started: undefined };
     this.members.push(member);
     if (this.startPromise !== undefined) {
@@ -218,6 +220,9 @@ export class Operator {
         logger: this.logger,
         registry: s.registry,
       });
+      this.elector = elector;
+      // Every member's writes and passes are fenced by this Lease (the Lease's own renewals use another client).
+      for (const m of this.members) m.controller.core?.useFence(elector.fence);
       this.election = elector
         .run(this.lifetime.signal, {
           onStartedLeading: (leaderSignal) => {

@@ -8,6 +8,8 @@ import {
   ObjectClient,
   Operator,
   ResourceSet,
+  clientKey,
+  isLeaseExpired,
   type ControllerConfig,
 } from '../../lib/index.js';
 import {
@@ -177,6 +179,59 @@ describe('Operator and shared informers on the embedded API server', () => {
     expect(c1.ready).toBe(false);
     expect(c2.ready).toBe(false);
     expect(operator.informers?.size).toBe(0);
+  });
+
+  it('fences every controller with the operator Lease: after a freeze past the renew deadline, a write is refused before it is sent', async () => {
+    const operator = new Operator({
+      kubeConfig: h.kubeConfig,
+      logger: silent,
+      leaderElection: {
+        leaseName: 'fenced-op',
+        namespace: 'default',
+        leaseDurationMs: 1500,
+        renewDeadlineMs: 600,
+        retryPeriodMs: 100,
+      },
+    });
+    cleanups.push(() => operator.stop());
+    const refused: unknown[] = [];
+    const written: string[] = [];
+    const c = controller('fenced', [], {
+      reconciler: async (ctx, req) => {
+        const name = req.object.metadata?.name ?? '';
+        // Blocks the event loop as a SIGSTOP would: no renewal can run meanwhile.
+        if (name === 'freeze') {
+          const until = performance.now() + 700;
+          while (performance.now() < until) {
+            // frozen
+          }
+        }
+        const cm = {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `cm-${name}`, namespace: 'default' },
+        };
+        try {
+          await ctx.get(clientKey)!.create(cm);
+          written.push(name);
+        } catch (err) {
+          if (isLeaseExpired(err)) refused.push(err);
+          else throw err;
+        }
+      },
+    });
+    operator.addController(c);
+    await operator.start();
+    await eventually(() => c.leading);
+    await h.client.create(widget('before'));
+    await eventually(() => written.includes('before'));
+    await h.client.create(widget('freeze'));
+    await eventually(() => refused.length >= 1, 5_000);
+    // The write after the freeze never reached the server.
+    await expect(
+      h.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'cm-freeze' }),
+    ).rejects.toThrow();
+    expect(written).not.toContain('freeze');
   });
 
   it('one Lease gates every controller: workers run only once the operator leads', async () => {
