@@ -1,8 +1,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { isConflict, isForbidden, isNotFound, isUnauthorized } from '../kube/api-error.js';
+import { isConflict, isForbidden, isNotFound, isUnauthorized, retryAfterMs } from '../kube/api-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { ResourceRef } from '../kube/resource-ref.js';
 import { backOffAbortable, type BackOffFactory } from '../util/backoff.js';
+import { sleep } from '../util/sleep.js';
 import { addFinalizerPatch, removeFinalizerPatch } from './finalizer-patch.js';
 
 /**
@@ -11,6 +12,17 @@ import { addFinalizerPatch, removeFinalizerPatch } from './finalizer-patch.js';
  */
 export type AddFinalizerResult =
   { outcome: 'added'; object: KubernetesObject } | { outcome: 'present' } | { outcome: 'deleting' };
+
+/**
+ * Whether to retry; when the server said when to come back (429/503 `Retry-After`), first waits that long,
+ * so the next attempt is never sooner (the backoff's own delay follows).
+ */
+async function waitRetryAfter(err: unknown, retry: boolean, signal: AbortSignal): Promise<boolean> {
+  if (!retry) return false;
+  const hinted = retryAfterMs(err);
+  if (hinted !== undefined) await sleep(hinted, signal);
+  return true;
+}
 
 /** Errors worth another attempt: a stale resourceVersion (409, or 422 from the failed `test`), 429, 5xx, network. */
 function retriable(err: unknown): boolean {
@@ -58,7 +70,10 @@ export async function addFinalizer(
         const object = await client.patch(ref, plan.patch, 'json', { signal });
         return { outcome: 'added', object } as const;
       },
-      { ...backOffFactory(), retry: (err: unknown) => retriable(err) || isConflict(err) },
+      {
+        ...backOffFactory(),
+        retry: (err: unknown) => waitRetryAfter(err, retriable(err) || isConflict(err), signal),
+      },
       signal,
     );
   } catch (err) {
@@ -92,7 +107,7 @@ export async function removeFinalizer(
         await client.patch(ref, patch, 'json', { signal });
         return true;
       },
-      { ...backOffFactory(), retry: (err: unknown) => retriable(err) },
+      { ...backOffFactory(), retry: (err: unknown) => waitRetryAfter(err, retriable(err), signal) },
       signal,
     );
   } catch (err) {

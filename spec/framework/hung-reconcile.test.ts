@@ -14,6 +14,7 @@ import {
   eventually,
   RecordingResource,
   startHarness,
+  ref,
   widget,
   WIDGET,
   type Harness,
@@ -118,6 +119,46 @@ describe('Retry-After on 429', () => {
         fault.remove();
         const gaps = attempts.slice(1, 3).map((t, i) => t - (attempts[i] ?? 0));
         for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(950);
+      } finally {
+        await fw.stop();
+        await h.close();
+      }
+    },
+  );
+
+  // Skipped on the real backend (`make test-real`): fault injection needs the embedded server.
+  it.skipIf(REAL_BACKEND)(
+    'the finalizer patch waits out Retry-After too: two 429s with Retry-After: 1 delay the finalizer by ≥ 2 s',
+    async () => {
+      const h = await startHarness();
+      h.server.faults.inject({
+        verb: 'patch',
+        resource: 'widgets',
+        status: 429,
+        retryAfterSeconds: 1,
+        times: 2,
+      });
+      const fw = new Framework<Widget>({
+        name: 'throttled-finalizer',
+        kubeConfig: h.kubeConfig,
+        resource: { apiVersion: WIDGET.apiVersion, kind: WIDGET.kind },
+        resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
+        logger: createLogger({ silent: true }),
+        healthServer: false,
+      });
+      try {
+        await fw.start();
+        const created = performance.now();
+        await h.client.create(widget('slow-finalizer'));
+        await eventually(
+          async () =>
+            (await h.client.get<Widget>(ref('slow-finalizer'))).metadata?.finalizers?.includes(
+              fw.config.finalizer as string,
+            ),
+          10_000,
+          'the finalizer',
+        );
+        expect(performance.now() - created).toBeGreaterThanOrEqual(1_900);
       } finally {
         await fw.stop();
         await h.close();
