@@ -1,7 +1,6 @@
 // A finalizer removal the server answered but then forgot (a lost write) must not leave the object stuck
 // Terminating: the removed-finalizer memory never suppresses removing our finalizer again.
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildKubeconfig } from '../../lib/apiserver/index.js';
@@ -18,54 +17,7 @@ import {
   type Harness,
   type Widget,
 } from './harness.js';
-
-/** Forwards to `target`, except the first finalizer-removing PATCH: answered 200 with the unchanged object. */
-async function forgetfulProxy(
-  target: string,
-): Promise<{ url: string; server: Server; swallowed: () => number }> {
-  const upstream = new URL(target);
-  let swallowed = 0;
-  const forward = (
-    method: string,
-    path: string,
-    headers: Record<string, unknown>,
-    body: Buffer,
-    res: import('node:http').ServerResponse,
-  ): void => {
-    const up = request(
-      { host: upstream.hostname, port: upstream.port, method, path, headers: headers as never },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    up.on('error', () => res.destroy());
-    up.end(body);
-  };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const text = body.toString('utf8');
-      if (
-        swallowed === 0 &&
-        req.method === 'PATCH' &&
-        text.includes('"replace"') &&
-        text.includes('/metadata/finalizers')
-      ) {
-        swallowed++;
-        const { 'content-length': _l, 'content-type': _t, ...headers } = req.headers;
-        forward('GET', req.url ?? '/', headers, Buffer.alloc(0), res);
-        return;
-      }
-      forward(req.method ?? 'GET', req.url ?? '/', req.headers, body, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, server, swallowed: () => swallowed };
-}
+import { forgetfulProxy } from './forgetful-proxy.js';
 
 describe('lost finalizer removal', () => {
   let h: Harness | undefined;
