@@ -5,11 +5,17 @@ import { performance } from 'node:perf_hooks';
 import { cpuMs, reply, onDriverMessage } from '../lib/child.js';
 
 const kubeconfigPath = process.argv[2];
-if (kubeconfigPath === undefined) throw new Error('usage: apiserver-child <kubeconfig path>');
+// Optional: persist to this file (`--data`: the fsynced journal), to measure durable writes and restarts.
+const dataFile = process.argv[3];
+if (kubeconfigPath === undefined) throw new Error('usage: apiserver-child <kubeconfig path> [data file]');
 
 const { startApiServer } = await import('reconcilekit/apiserver');
 const before = performance.now();
-const server = await startApiServer({ host: '127.0.0.1', port: 0 });
+const server = await startApiServer({
+  host: '127.0.0.1',
+  port: 0,
+  ...(dataFile === undefined ? {} : { dataFile }),
+});
 const startMs = performance.now() - before;
 server.writeKubeconfig(kubeconfigPath);
 reply({ type: 'listening', url: server.url, kubeconfigPath, startMs });

@@ -32,7 +32,7 @@ let counter = 0;
 
 /** Starts a fresh embedded API server child and prepares a namespace and the Website CRD. */
 export async function embeddedTarget(
-  options: { installCrd?: boolean; profileDir?: string | undefined } = {},
+  options: { installCrd?: boolean; profileDir?: string | undefined; dataFile?: string } = {},
 ): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'rk-bench-'));
   const kubeconfigPath = join(dir, 'kubeconfig.yaml');
@@ -45,7 +45,8 @@ export async function embeddedTarget(
           `--cpu-prof-dir=${options.profileDir}`,
           `--cpu-prof-name=apiserver-${Date.now()}.cpuprofile`,
         ];
-  const child = Child.fork('children/apiserver-child.js', [kubeconfigPath], { execArgv });
+  const args = options.dataFile === undefined ? [kubeconfigPath] : [kubeconfigPath, options.dataFile];
+  const child = Child.fork('children/apiserver-child.js', args, { execArgv });
   const listening = await child.next('listening', 60_000);
   const processMs = performance.now() - forkedAt;
   const rest = await KubeRest.fromFile(kubeconfigPath);
