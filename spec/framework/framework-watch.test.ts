@@ -205,9 +205,11 @@ describe('Framework watches on the embedded API server', () => {
     expect(typo).toBeInstanceOf(KindNotServedError);
     expect(isInvalidConfig(typo)).toBe(true);
     expect(typo).toMatchObject({ kind: 'Widgit', apiVersion: WIDGET.apiVersion });
+    // On a shared server (make test-real) the group may serve other kinds of earlier tests too.
     expect((typo as Error).message).toContain(
-      `Widgit (${WIDGET.apiVersion}) is not served by the API server and no CustomResourceDefinition defines it: ${WIDGET.apiVersion} serves Widget — did you mean Widget?`,
+      `Widgit (${WIDGET.apiVersion}) is not served by the API server and no CustomResourceDefinition defines it: ${WIDGET.apiVersion} serves `,
     );
+    expect((typo as Error).message).toMatch(/serves (\w+, )*Widget(, \w+)* — did you mean Widget\?/);
     const group = await attempt('nope.reconcilekit.io/v1', 'Nothing');
     expect((group as Error).message).toContain(
       'nope.reconcilekit.io/v1 is not served at all: install the CustomResourceDefinition of Nothing',
@@ -218,51 +220,61 @@ describe('Framework watches on the embedded API server', () => {
     );
   });
 
-  it('keeps retrying with one clear log line while it cannot tell whether a CRD is coming, then fails start with a CacheSyncTimeoutError naming the kind', async () => {
-    // No permission to list CustomResourceDefinitions: the CRD may be on its way, so start() waits.
-    h.server.faults.inject({ resource: 'customresourcedefinitions', verb: 'list', status: 403 });
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: 'debug',
-      stream: new (await import('node:stream')).Writable({
-        write(chunk, _enc, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    });
-    fw = new Framework<Widget>({
-      name: 'missing',
-      kubeConfig: h.kubeConfig,
-      resource: { apiVersion: 'nope.reconcilekit.io/v1', kind: 'Nothing' },
-      resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
-      cacheSyncTimeoutMs: 600,
-      logger,
-    });
-    const err = await fw.start().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(CacheSyncTimeoutError);
-    expect((err as Error).message).toMatch(
-      /^cache of Nothing not synced within 600 ms: last error: .*Nothing is not served by nope\.reconcilekit\.io\/v1/,
-    );
-    const hints = lines.filter((l) => l.includes('install its CustomResourceDefinition'));
-    expect(hints).toHaveLength(1);
-  });
+  // Skipped on the real backend (`make test-real`): fault injection needs the embedded server.
 
-  it('stops promptly while start() still waits for a kind that is not served', async () => {
-    h.server.faults.inject({ resource: 'customresourcedefinitions', verb: 'list', status: 403 });
-    fw = new Framework<Widget>({
-      name: 'impatient',
-      kubeConfig: h.kubeConfig,
-      resource: { apiVersion: 'nope.reconcilekit.io/v1', kind: 'Nothing' },
-      resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
-      logger: createLogger({ silent: true }),
-    });
-    const starting = fw.start();
-    await sleep(100);
-    const t = Date.now();
-    await fw.stop();
-    await expect(starting).rejects.toThrow();
-    expect(Date.now() - t).toBeLessThan(1_000);
-    expect(fw.ready).toBe(false);
-  });
+  it.skipIf(REAL_BACKEND)(
+    'keeps retrying with one clear log line while it cannot tell whether a CRD is coming, then fails start with a CacheSyncTimeoutError naming the kind',
+    async () => {
+      // No permission to list CustomResourceDefinitions: the CRD may be on its way, so start() waits.
+      h.server.faults.inject({ resource: 'customresourcedefinitions', verb: 'list', status: 403 });
+      const lines: string[] = [];
+      const logger = createLogger({
+        level: 'debug',
+        stream: new (await import('node:stream')).Writable({
+          write(chunk, _enc, done) {
+            lines.push(String(chunk));
+            done();
+          },
+        }),
+      });
+      fw = new Framework<Widget>({
+        name: 'missing',
+        kubeConfig: h.kubeConfig,
+        resource: { apiVersion: 'nope.reconcilekit.io/v1', kind: 'Nothing' },
+        resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
+        cacheSyncTimeoutMs: 600,
+        logger,
+      });
+      const err = await fw.start().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CacheSyncTimeoutError);
+      expect((err as Error).message).toMatch(
+        /^cache of Nothing not synced within 600 ms: last error: .*Nothing is not served by nope\.reconcilekit\.io\/v1/,
+      );
+      const hints = lines.filter((l) => l.includes('install its CustomResourceDefinition'));
+      expect(hints).toHaveLength(1);
+    },
+  );
+
+  // Skipped on the real backend (`make test-real`): fault injection needs the embedded server.
+
+  it.skipIf(REAL_BACKEND)(
+    'stops promptly while start() still waits for a kind that is not served',
+    async () => {
+      h.server.faults.inject({ resource: 'customresourcedefinitions', verb: 'list', status: 403 });
+      fw = new Framework<Widget>({
+        name: 'impatient',
+        kubeConfig: h.kubeConfig,
+        resource: { apiVersion: 'nope.reconcilekit.io/v1', kind: 'Nothing' },
+        resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
+        logger: createLogger({ silent: true }),
+      });
+      const starting = fw.start();
+      await sleep(100);
+      const t = Date.now();
+      await fw.stop();
+      await expect(starting).rejects.toThrow();
+      expect(Date.now() - t).toBeLessThan(1_000);
+      expect(fw.ready).toBe(false);
+    },
+  );
 });

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '../../lib/apiserver/index.js';
-import { isNotFound } from '../../lib/kube/api-error.js';
 import { ObjectClient } from '../../lib/kube/object-client.js';
-import { REAL_BACKEND } from '../real/real-backend.js';
+import { cleanUpSharedServer, REAL_BACKEND } from '../real/real-backend.js';
 import type { ReconcileContext } from '../../lib/context/reconcile-context.js';
 import type { Resource } from '../../lib/resource/resource.js';
 
@@ -85,14 +84,6 @@ async function waitForWidgets(client: ObjectClient): Promise<void> {
   }
 }
 
-/** What the specs leave behind in `default` on a shared server, besides widgets. */
-const LEFTOVERS = [
-  { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' },
-  { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
-  { apiVersion: 'v1', kind: 'Event', plural: 'events' },
-  { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases' },
-] as const;
-
 async function startRealHarness(): Promise<Harness> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
@@ -111,36 +102,10 @@ async function startRealHarness(): Promise<Harness> {
     kubeConfig,
     client,
     async close() {
-      // Widgets first, their finalizers removed so nothing waits on a stopped operator; then the rest.
-      const widgets = await client.list<Widget>({ ...WIDGET, namespace: undefined });
-      await Promise.all(
-        widgets.items.map(async (w) => {
-          const at = {
-            ...WIDGET,
-            namespace: w.metadata?.namespace ?? 'default',
-            name: w.metadata?.name ?? '',
-          };
-          await client.patch(at, { metadata: { finalizers: null } }, 'merge').catch(ignoreNotFound);
-          await client.delete(at).catch(ignoreNotFound);
-        }),
-      );
-      for (const kind of LEFTOVERS) {
-        const list = await client.list({ ...kind, namespace: 'default' });
-        await Promise.all(
-          list.items.map((o) =>
-            client
-              .delete({ ...kind, namespace: 'default', name: o.metadata?.name ?? '' })
-              .catch(ignoreNotFound),
-          ),
-        );
-      }
+      await cleanUpSharedServer(client, WIDGET);
       client.close();
     },
   };
-}
-
-function ignoreNotFound(e: unknown): void {
-  if (!isNotFound(e)) throw e;
 }
 
 export function widget(

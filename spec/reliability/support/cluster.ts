@@ -17,7 +17,7 @@ import {
   type Gadget,
 } from './gadget.js';
 import type { SideEffectLog } from './side-effect-log.js';
-import { REAL_BACKEND } from '../../real/real-backend.js';
+import { cleanUpSharedServer, REAL_BACKEND } from '../../real/real-backend.js';
 
 /** A scratch directory for one scenario (external files, logs, data file, kubeconfig). */
 export function scratchDir(prefix: string): string {
@@ -131,34 +131,7 @@ async function startRealCluster(dir: string): Promise<Cluster> {
     client,
     faults: { total: 0, byKind: {} },
     async close() {
-      const gone = (err: unknown): void => {
-        if (!isNotFound(err)) throw err;
-      };
-      const gadgets = await client.list<Gadget>({ ...GADGET, namespace: undefined });
-      await Promise.all(
-        gadgets.items.map(async (g) => {
-          const at = {
-            ...GADGET,
-            namespace: g.metadata?.namespace ?? 'default',
-            name: g.metadata?.name ?? '',
-          };
-          await client.patch(at, { metadata: { finalizers: null } }, 'merge').catch(gone);
-          await client.delete(at).catch(gone);
-        }),
-      );
-      for (const kind of [
-        { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' },
-        { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
-        { apiVersion: 'v1', kind: 'Event', plural: 'events' },
-        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases' },
-      ]) {
-        const list = await client.list({ ...kind, namespace: 'default' });
-        await Promise.all(
-          list.items.map((o) =>
-            client.delete({ ...kind, namespace: 'default', name: o.metadata?.name ?? '' }).catch(gone),
-          ),
-        );
-      }
+      await cleanUpSharedServer(client, GADGET);
       client.close();
     },
   };
