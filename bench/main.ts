@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 import type { BenchContext, WorkloadResult } from './lib/bench-context.js';
 import { FULL_SIZES, QUICK_SIZES, TINY_SIZES } from './lib/bench-sizes.js';
 import { progress } from './lib/progress.js';
+import { startRealBackend, type RealBackend } from './lib/real-backend.js';
+import { renderSvg } from './lib/svg-plot.js';
 
 const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<WorkloadResult>>> = {
   1: async () => (await import('./workloads/engine-overhead.js')).runEngineOverhead,
@@ -33,6 +35,9 @@ function machine(): Record<string, unknown> {
   };
 }
 
+/** The real backend this run started (stopped at the end, also on failure). */
+let real: RealBackend | undefined;
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -44,6 +49,8 @@ async function main(): Promise<number> {
       'no-write': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
       systems: { type: 'string' },
+      // The real kube-apiserver + etcd of envtest/build.sh: used when built and KUBECONFIG is unset.
+      'no-real': { type: 'boolean', default: false },
     },
   });
   const mode = values.tiny ? 'tiny' : values.quick ? 'quick' : 'full';
@@ -51,12 +58,17 @@ async function main(): Promise<number> {
   if (values.runs !== undefined) sizes.runs = Number(values.runs);
   const profileDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
   if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
-  const clusterKubeconfig =
+  let clusterKubeconfig =
     process.env.KUBECONFIG === undefined || process.env.KUBECONFIG === ''
       ? undefined
       : process.env.KUBECONFIG;
+  if (clusterKubeconfig === undefined && !values['no-real']) {
+    real = await startRealBackend();
+    clusterKubeconfig = real?.kubeconfigPath;
+  }
   const systems = values.systems?.split(',');
   const ctx: BenchContext = { sizes, mode, clusterKubeconfig, profileDir, systems };
+  if (real !== undefined) ctx.clusterTitle = real.title;
   const only =
     values.only === undefined ? Object.keys(WORKLOADS).map(Number) : values.only.split(',').map(Number);
   const info = machine();
@@ -64,7 +76,9 @@ async function main(): Promise<number> {
     `reconcilekit bench (${mode}): workloads ${only.join(', ')} on ${String(info.cpus)} × ${String(info.cpuModel)}, node ${process.version}` +
       (clusterKubeconfig === undefined
         ? ''
-        : `; also against the cluster of KUBECONFIG=${clusterKubeconfig}`),
+        : real !== undefined
+          ? `; also against ${real.title}`
+          : `; also against the cluster of KUBECONFIG=${clusterKubeconfig}`),
   );
 
   const startedAt = new Date();
@@ -95,6 +109,15 @@ async function main(): Promise<number> {
         workloads: results,
       };
       writeFileSync(file, `${JSON.stringify(payload, null, 2)}\n`);
+      if (result.plot !== undefined) {
+        const svg = renderSvg(result.plot);
+        writeFileSync(file.replace(/\.json$/, `-workload-${result.id}.svg`), svg);
+        // A full run also refreshes the plots docs/benchmarks.md shows.
+        if (mode === 'full') {
+          mkdirSync('docs/benchmarks', { recursive: true });
+          writeFileSync(join('docs/benchmarks', `workload-${result.id}.svg`), svg);
+        }
+      }
     }
   }
   const missed = results.flatMap((r) => r.targets.filter((t) => !t.met));
@@ -104,15 +127,17 @@ async function main(): Promise<number> {
       `Targets: ${results.flatMap((r) => r.targets).length - missed.length} met, ${missed.length} missed.\n`,
   );
   if (write) progress(`raw numbers written to ${file}`);
+  await real?.close();
   return 0;
 }
 
 main().then(
   (code) => process.exit(code),
-  (err: unknown) => {
+  async (err: unknown) => {
     process.stderr.write(
       `bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
     );
+    await real?.close().catch(() => undefined);
     process.exit(1);
   },
 );

@@ -1,4 +1,5 @@
 import type { BenchSizes } from './bench-sizes.js';
+import type { Plot } from './svg-plot.js';
 
 /** What every workload gets from the command line. */
 export interface BenchContext {
@@ -8,6 +9,8 @@ export interface BenchContext {
   mode: 'full' | 'quick' | 'tiny';
   /** Kubeconfig of a real cluster to run workloads 2–5 against as well (from KUBECONFIG); undefined = none. */
   clusterKubeconfig: string | undefined;
+  /** Heading of the cluster's tables (e.g. the real kube-apiserver the bench started); default generic. */
+  clusterTitle?: string;
   /** Directory for --cpu-prof profiles of the operator children; undefined = no profiling. */
   profileDir: string | undefined;
   /** Only these systems in workloads 2 and 3 (labels' system names); undefined = all. */
@@ -30,6 +33,8 @@ export interface WorkloadResult {
   targets: TargetCheck[];
   /** Raw numbers for bench/results/<date>.json. */
   raw: unknown;
+  /** Bars for the workload's SVG (bench/results/<date>-workload-<id>.svg). */
+  plot?: Plot;
 }
 
 /** Renders target checks as a markdown list. */

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { SystemName } from '../operators/bench-operator.js';
 import type { BenchContext } from './bench-context.js';
 import { Child } from './child.js';
+import { controllerRuntimePeer } from './go-peer.js';
 import type { Target } from './target.js';
 
 /** A system row of workloads 2 and 3. */
@@ -36,16 +37,52 @@ export const RECONCILEKIT_CONTROLLER_8: SystemUnderTest = {
   workers: 8,
 };
 
+export const RECONCILEKIT_CONTROLLER_1: SystemUnderTest = {
+  label: 'reconcilekit Controller, 1 worker',
+  system: 'reconcilekit-controller',
+  workers: 1,
+};
+
+/** The controller-runtime peer (Go, bench/peers/controller-runtime), present when Go is installed. */
+export const CONTROLLER_RUNTIME_8: SystemUnderTest = {
+  label: 'controller-runtime 0.22, 8 workers',
+  system: 'controller-runtime',
+  workers: 8,
+};
+export const CONTROLLER_RUNTIME_1: SystemUnderTest = {
+  label: 'controller-runtime 0.22, 1 worker',
+  system: 'controller-runtime',
+  workers: 1,
+};
+
+/** The write floor: only the required writes over 8 keep-alive connections (workload 2 only). */
+export const FLOOR: SystemUnderTest = {
+  label: 'write floor (raw client, 8 connections)',
+  system: 'floor',
+  workers: 8,
+};
+
 /** Every system of workloads 2 and 3, reconcilekit (8 workers) first: ratios are to that row. */
-export const SYSTEMS: readonly SystemUnderTest[] = [RECONCILEKIT_8, RECONCILEKIT_1, DOT_I, HAND_WRITTEN];
+export const SYSTEMS: readonly SystemUnderTest[] = [
+  RECONCILEKIT_8,
+  RECONCILEKIT_1,
+  CONTROLLER_RUNTIME_8,
+  CONTROLLER_RUNTIME_1,
+  DOT_I,
+  HAND_WRITTEN,
+];
 
 /** Workload 2 also compares the two front ends of the engine. */
 export const END_TO_END_SYSTEMS: readonly SystemUnderTest[] = [
   RECONCILEKIT_8,
   RECONCILEKIT_1,
   RECONCILEKIT_CONTROLLER_8,
+  RECONCILEKIT_CONTROLLER_1,
+  CONTROLLER_RUNTIME_8,
+  CONTROLLER_RUNTIME_1,
   DOT_I,
   HAND_WRITTEN,
+  FLOOR,
 ];
 
 /** The systems of workloads 2 and 3 selected by --systems (all by default). */
@@ -54,9 +91,12 @@ export function selectedSystems(
   systems: readonly SystemUnderTest[] = SYSTEMS,
 ): readonly SystemUnderTest[] {
   const only = ctx.systems;
-  return only === undefined
-    ? systems
-    : systems.filter((s) => only.includes(s.system) || only.includes(`${s.system}-${s.workers}`));
+  const chosen =
+    only === undefined
+      ? systems
+      : systems.filter((s) => only.includes(s.system) || only.includes(`${s.system}-${s.workers}`));
+  // The Go peer's rows only when it is built (the reason it is not is printed once).
+  return chosen.filter((s) => s.system !== 'controller-runtime' || controllerRuntimePeer() !== undefined);
 }
 
 /** A loaded (not yet started) operator child. */
@@ -65,7 +105,7 @@ export interface OperatorRun {
   /** Sends start; resolves with performance.now() at the moment start was sent. */
   start(): number;
   /** Handler calls / reconciles so far. */
-  count(): Promise<{ calls: number; errors: number; cpuMs: number }>;
+  count(): Promise<{ calls: number; errors: number; cpuMs: number; maxRssKiB: number }>;
   stop(): Promise<void>;
 }
 
@@ -75,6 +115,7 @@ export async function loadOperator(
   target: Target,
   sut: SystemUnderTest,
   tag: string,
+  env: Record<string, string> = {},
 ): Promise<OperatorRun> {
   const execArgv =
     ctx.profileDir === undefined
@@ -87,7 +128,7 @@ export async function loadOperator(
   const child = Child.fork(
     'operators/operator-child.js',
     [sut.system, target.kubeconfigPath, target.namespace, String(sut.workers)],
-    { env: { KUBECONFIG: target.kubeconfigPath }, execArgv },
+    { env: { KUBECONFIG: target.kubeconfigPath, ...env }, execArgv },
   );
   await child.next('loaded', 60_000);
   return {
@@ -99,7 +140,12 @@ export async function loadOperator(
     },
     count: async () => {
       const m = await child.ask({ type: 'count' }, 30_000);
-      return { calls: m.calls as number, errors: m.errors as number, cpuMs: m.cpuMs as number };
+      return {
+        calls: m.calls as number,
+        errors: m.errors as number,
+        cpuMs: m.cpuMs as number,
+        maxRssKiB: m.maxRssKiB as number,
+      };
     },
     stop: () => child.stop(),
   };

@@ -13,6 +13,8 @@ export interface Place {
   make(): Promise<Target>;
   /** Releases what the place kept across runs (the shared server). */
   dispose(): Promise<void>;
+  /** Heading of the place's tables, when not the default. */
+  title?: string;
 }
 
 /** Options of the targets a workload needs. */
@@ -60,6 +62,7 @@ export function placesFor(ctx: BenchContext, options: PlaceOptions = {}): Place[
       name: 'cluster',
       make: () => clusterTarget(cluster, { installCrd }),
       dispose: () => Promise.resolve(),
+      ...(ctx.clusterTitle === undefined ? {} : { title: ctx.clusterTitle }),
     });
   }
   return places;
@@ -67,5 +70,5 @@ export function placesFor(ctx: BenchContext, options: PlaceOptions = {}): Place[
 
 /** Heading of a place's table. */
 export function placeTitle(place: Place): string {
-  return place.name === 'embedded' ? 'Embedded API server' : 'Cluster from KUBECONFIG';
+  return place.title ?? (place.name === 'embedded' ? 'Embedded API server' : 'Cluster from KUBECONFIG');
 }

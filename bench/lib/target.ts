@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Child } from './child.js';
 import { KubeRest, isRestStatus } from './kube-rest.js';
-import { WEBSITE_GROUP, WEBSITE_PLURAL, newWebsite, websiteCrd, websitesPath } from './website.js';
+import {
+  WEBSITE_GROUP,
+  WEBSITE_PLURAL,
+  newWebsite,
+  websiteCrd,
+  websitesPath,
+  type Website,
+} from './website.js';
 
 /** One prepared place to run against. */
 export interface Target {
@@ -148,9 +155,15 @@ export async function forEachConcurrent(
   await Promise.all(workers);
 }
 
-/** Creates count Websites in the target's namespace (8 concurrent requests). */
-export async function seedWebsites(target: Target, count: number): Promise<void> {
+/** Creates count Websites in the target's namespace (8 concurrent requests); returns them as created. */
+export async function seedWebsites(target: Target, count: number): Promise<Website[]> {
+  const created: Website[] = new Array<Website>(count);
   await forEachConcurrent(count, 8, async (i) => {
-    await target.rest.request('POST', websitesPath(target.namespace), newWebsite(target.namespace, i));
+    created[i] = await target.rest.request<Website>(
+      'POST',
+      websitesPath(target.namespace),
+      newWebsite(target.namespace, i),
+    );
   });
+  return created;
 }

@@ -1,7 +1,8 @@
 // The shape every system under test is wrapped in, so the driver treats them alike.
 
 /** The systems the bench compares. */
-export type SystemName = 'reconcilekit' | 'reconcilekit-controller' | 'dot-i' | 'hand-written';
+export type SystemName =
+  'reconcilekit' | 'reconcilekit-controller' | 'dot-i' | 'hand-written' | 'controller-runtime' | 'floor';
 
 /** Options every bench operator gets. */
 export interface BenchOperatorOptions {
@@ -23,4 +24,16 @@ export interface BenchOperator {
   calls(): number;
   /** Handler errors so far (no system logs during the bench). */
   errors(): Promise<number>;
+  /** Counts and resource use of a system running in another process (the Go peer); default: this process. */
+  usage?(): Promise<OperatorUsage>;
+}
+
+/** Counts and resource use of an operator process. */
+export interface OperatorUsage {
+  calls: number;
+  errors: number;
+  /** User + system CPU ms of the operator process so far. */
+  cpuMs: number;
+  /** Peak resident set size of the operator process, KiB. */
+  maxRssKiB: number;
 }

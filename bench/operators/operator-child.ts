@@ -15,6 +15,10 @@ async function load(system: SystemName, options: BenchOperatorOptions): Promise<
       return (await import('./dot-i-operator.js')).dotIOperator(options);
     case 'hand-written':
       return (await import('./hand-written-operator.js')).handWrittenOperator(options);
+    case 'controller-runtime':
+      return (await import('./controller-runtime-operator.js')).controllerRuntimeOperator(options);
+    case 'floor':
+      return (await import('./floor-operator.js')).floorOperator(options);
   }
 }
 
@@ -36,7 +40,15 @@ onDriverMessage(async (message) => {
       reply({ type: 'start' });
       break;
     case 'count':
-      reply({ type: 'count', calls: operator.calls(), errors: await operator.errors(), cpuMs: cpuMs() });
+      if (operator.usage !== undefined) reply({ type: 'count', ...(await operator.usage()) });
+      else
+        reply({
+          type: 'count',
+          calls: operator.calls(),
+          errors: await operator.errors(),
+          cpuMs: cpuMs(),
+          maxRssKiB: process.resourceUsage().maxRSS,
+        });
       break;
     case 'stop':
       await Promise.race([operator.stop(), new Promise((r) => setTimeout(r, 2_000))]);

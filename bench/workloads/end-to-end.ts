@@ -1,5 +1,8 @@
 // Workload 2: N Websites exist; the operator starts and, for each, creates one ConfigMap and writes
 // status.observedGeneration. Time from start to the last convergence, seen by the driver's watch.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   targetLines,
@@ -9,8 +12,11 @@ import {
 } from '../lib/bench-context.js';
 import { ConvergenceTracker } from '../lib/convergence-tracker.js';
 import {
+  CONTROLLER_RUNTIME_1,
+  CONTROLLER_RUNTIME_8,
   DOT_I,
   END_TO_END_SYSTEMS,
+  FLOOR,
   HAND_WRITTEN,
   RECONCILEKIT_1,
   RECONCILEKIT_8,
@@ -22,6 +28,7 @@ import { progress } from '../lib/progress.js';
 import { summarise, type Summary } from '../lib/stats.js';
 import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
 import { placesFor, placeTitle, type Place } from '../lib/places.js';
+import type { PlotGroup } from '../lib/svg-plot.js';
 import { seedWebsites, type Target } from '../lib/target.js';
 
 /** Per system: seconds to converge and handler calls, one sample per run. */
@@ -33,6 +40,8 @@ interface SystemSamples {
   operatorCpu: number[];
   /** CPU seconds the embedded server process used in that window (embedded only). */
   serverCpu: number[];
+  /** Peak RSS of the operator process, MiB. */
+  peakRssMiB: number[];
   failures: string[];
 }
 
@@ -52,17 +61,26 @@ async function oneRun(
   const n = ctx.sizes.endToEndObjects;
   const target = await makeTarget();
   const tracker = new ConvergenceTracker(target.rest, target.namespace);
+  let seededDir: string | undefined;
   try {
-    await seedWebsites(target, n);
+    const seeded = await seedWebsites(target, n);
     await tracker.start();
     if (latencyMs > 0) await target.setLatency?.(latencyMs);
-    const operator = await loadOperator(ctx, target, sut, 'e2e');
+    // The floor gets the seeded Websites (names, uids, generations) from a file, so it reads nothing.
+    const env: Record<string, string> = {};
+    if (sut.system === 'floor') {
+      seededDir = mkdtempSync(join(tmpdir(), 'rk-bench-floor-'));
+      env.RECONCILEKIT_BENCH_SEEDED = join(seededDir, 'websites.json');
+      writeFileSync(env.RECONCILEKIT_BENCH_SEEDED, JSON.stringify(seeded));
+    }
+    const operator = await loadOperator(ctx, target, sut, 'e2e', env);
     try {
       const operatorCpu0 = (await operator.count()).cpuMs;
       const serverCpu0 = await target.serverCpuMs?.();
       const startedAt = operator.start();
       const convergedAt = await tracker.until(() => tracker.convergedCount >= n, CONVERGE_TIMEOUT_MS);
-      const { calls, errors, cpuMs } = await operator.count();
+      const { calls, errors, cpuMs, maxRssKiB } = await operator.count();
+      out.peakRssMiB.push(maxRssKiB / 1024);
       const serverCpu1 = await target.serverCpuMs?.();
       out.seconds.push((convergedAt - startedAt) / 1000);
       out.calls.push(calls);
@@ -79,6 +97,7 @@ async function oneRun(
   } finally {
     await tracker.stop();
     await target.close();
+    if (seededDir !== undefined) rmSync(seededDir, { recursive: true, force: true });
   }
 }
 
@@ -91,7 +110,15 @@ async function measure(
   const samples = new Map<SystemUnderTest, SystemSamples>(
     selectedSystems(ctx, END_TO_END_SYSTEMS).map((s) => [
       s,
-      { seconds: [], calls: [], errors: [], operatorCpu: [], serverCpu: [], failures: [] },
+      {
+        seconds: [],
+        calls: [],
+        errors: [],
+        operatorCpu: [],
+        serverCpu: [],
+        peakRssMiB: [],
+        failures: [],
+      },
     ]),
   );
   // Runs are interleaved (run 1 of every system, then run 2, …) so drift on a shared machine hits all alike.
@@ -117,6 +144,7 @@ function table(
   const summaries = new Map<SystemUnderTest, Summary>();
   for (const [sut, s] of samples) summaries.set(sut, summarise(s.seconds));
   const base = summaries.get(RECONCILEKIT_8)?.median ?? Number.NaN;
+  const floor = summaries.get(FLOOR)?.median ?? Number.NaN;
   const rows = [...samples].map(([sut, s]) => {
     const time = summaries.get(sut)!;
     return {
@@ -128,7 +156,9 @@ function table(
         s.errors.reduce((a, b) => a + b, 0) + s.failures.length,
         summarise(s.operatorCpu).median,
         s.serverCpu.length > 0 ? summarise(s.serverCpu).median : undefined,
+        s.peakRssMiB.length > 0 ? summarise(s.peakRssMiB).median : undefined,
         formatRatio(time.median, base, 2),
+        formatRatio(time.median, floor, 2),
       ],
     };
   });
@@ -140,7 +170,9 @@ function table(
       { heading: 'errors', digits: 0 },
       { heading: 'operator CPU s', digits: 1 },
       { heading: 'server CPU s', digits: 1 },
+      { heading: 'operator peak RSS MiB', digits: 0 },
       { heading: 'time ÷ reconcilekit (8 workers)', digits: 2 },
+      { heading: 'time ÷ write floor', digits: 2 },
     ],
     rows,
   );
@@ -169,6 +201,43 @@ function checks(summaries: Map<SystemUnderTest, Summary>, where: string): Target
   ];
 }
 
+/** Issue 18's targets: against controller-runtime and the write floor (medians of the same run). */
+function peerChecks(summaries: Map<SystemUnderTest, Summary>, where: string, real: boolean): TargetCheck[] {
+  const m = (sut: SystemUnderTest): number => summaries.get(sut)?.median ?? Number.NaN;
+  const [rk8, rk1, cr8, cr1, floor] = [
+    m(RECONCILEKIT_8),
+    m(RECONCILEKIT_1),
+    m(CONTROLLER_RUNTIME_8),
+    m(CONTROLLER_RUNTIME_1),
+    m(FLOOR),
+  ];
+  const out: TargetCheck[] = [];
+  if (real && summaries.has(CONTROLLER_RUNTIME_8)) {
+    out.push({
+      target: `[${where}] reconcilekit ≤ 1.0 × controller-runtime (8 workers and 1 worker)`,
+      actual: `${formatRatio(rk8, cr8)} with 8, ${formatRatio(rk1, cr1)} with 1`,
+      met: rk8 / cr8 <= 1 && rk1 / cr1 <= 1,
+    });
+  }
+  if (summaries.has(FLOOR)) {
+    const limit = real ? 1.3 : 1.5;
+    out.push(
+      real
+        ? {
+            target: `[${where}] reconcilekit (8 and 1 workers) ≤ ${limit} × the write floor`,
+            actual: `${formatRatio(rk8, floor)} with 8, ${formatRatio(rk1, floor)} with 1`,
+            met: rk8 / floor <= limit && rk1 / floor <= limit,
+          }
+        : {
+            target: `[${where}] reconcilekit with 8 workers ≤ ${limit} × the write floor`,
+            actual: formatRatio(rk8, floor),
+            met: rk8 / floor <= limit,
+          },
+    );
+  }
+  return out;
+}
+
 /** Runs workload 2 on the embedded server (and on the KUBECONFIG cluster when set). */
 export async function runEndToEnd(ctx: BenchContext): Promise<WorkloadResult> {
   const n = ctx.sizes.endToEndObjects;
@@ -176,6 +245,7 @@ export async function runEndToEnd(ctx: BenchContext): Promise<WorkloadResult> {
   const parts: string[] = [];
   const targets: TargetCheck[] = [];
   const raw: Record<string, unknown> = {};
+  const groups: PlotGroup[] = [];
   // The embedded server twice: as it is (sub-millisecond answers: the run is CPU-bound on this machine), and
   // with API_LATENCY_MS added to every request, like a real API server's round trip; then the real cluster.
   const variants: { place: Place; name: string; title: string; latencyMs: number }[] = [];
@@ -195,7 +265,17 @@ export async function runEndToEnd(ctx: BenchContext): Promise<WorkloadResult> {
     if (v.place.name === 'cluster' || v.latencyMs > 0) await v.place.dispose();
     const { md, summaries } = table(samples, n);
     parts.push(`**${v.title}** (${n} Websites)\n\n${md}`);
+    groups.push({
+      title: v.title,
+      bars: [...summaries].map(([sut, t]) => ({
+        label: sut.label,
+        median: t.median,
+        min: t.min,
+        max: t.max,
+      })),
+    });
     targets.push(...checks(summaries, v.name));
+    if (v.latencyMs === 0) targets.push(...peerChecks(summaries, v.name, v.place.name === 'cluster'));
     raw[v.name] = Object.fromEntries(
       [...samples].map(([sut, s]) => [sut.label, { ...s, seconds: summaries.get(sut) }]),
     );
@@ -206,5 +286,6 @@ export async function runEndToEnd(ctx: BenchContext): Promise<WorkloadResult> {
     markdown: `${parts.join('\n\n')}\n\n${targetLines(targets)}`,
     targets,
     raw: { objects: n, ...raw },
+    plot: { title: `Workload 2: converge ${n} Websites`, unit: 's to converge', groups },
   };
 }
