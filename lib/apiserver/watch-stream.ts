@@ -11,10 +11,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Event lines shared by the watches that present a stored object the same way: with N watchers of a type,
- * an event is serialised once and its string queued N times, not copied N times. Stored objects are
- * immutable, so the object itself keys the cache; it goes with the object.
+ * an event is serialised and UTF-8 encoded once and the same Buffer queued N times, not copied N times
+ * (a string would be measured and encoded again for every socket: with 2,000 watches and 1 MiB objects,
+ * seconds of event-loop time per write). Stored objects are immutable, so the object itself keys the cache;
+ * it goes with the object.
  */
-const sharedLines = new WeakMap<JsonObject, Map<string, string>>();
+const sharedLines = new WeakMap<JsonObject, Map<string, Buffer>>();
 
 /** Which objects a watch sees. */
 export interface WatchFilter {
@@ -76,7 +78,7 @@ export class WatchStream {
     this.write(JSON.stringify({ type, object }) + '\n');
   }
 
-  private write(line: string): void {
+  private write(line: string | Buffer): void {
     this.res.write(line);
     const limit = this.options.maxBufferBytes ?? DEFAULT_WATCH_BUFFER_BYTES;
     if (this.res.writableLength > limit) {
@@ -102,7 +104,7 @@ export class WatchStream {
     const cacheKey = `${type}\0${key}`;
     let line = lines.get(cacheKey);
     if (line === undefined) {
-      line = JSON.stringify({ type, object: this.options.present(object, type) }) + '\n';
+      line = Buffer.from(JSON.stringify({ type, object: this.options.present(object, type) }) + '\n');
       lines.set(cacheKey, line);
     }
     this.write(line);

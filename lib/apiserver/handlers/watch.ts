@@ -139,13 +139,16 @@ export function handleWatch(ctx: RequestContext): void {
   core.hub.add(stream);
   // The newest resourceVersion the client has been told about; a bookmark repeating it says nothing.
   let toldRv = core.store.currentRv;
+  // A bookmark promises every event up to the store's version was sent: deliver pending fan-outs first.
   const bookmarkIfNewer = (): void => {
+    core.hub.flush();
     if (core.store.currentRv <= toldRv) return;
     toldRv = core.store.currentRv;
     stream.sendBookmark(toldRv);
   };
   if (bookmarks) {
     stream.every(core.settings.bookmarkIntervalMs, () => {
+      core.hub.flush();
       toldRv = core.store.currentRv;
       stream.sendBookmark(toldRv);
     });
