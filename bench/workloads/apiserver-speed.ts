@@ -17,6 +17,7 @@ import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
 import { placesFor } from '../lib/places.js';
 import { embeddedTarget, forEachConcurrent, type Target } from '../lib/target.js';
 import { configMapsPath } from '../lib/website.js';
+import { floodResult, measureHealthUnderFlood } from './healthz-under-flood.js';
 
 interface ServerSamples {
   listeningMs: number[];
@@ -184,6 +185,7 @@ export async function runApiServerSpeed(ctx: BenchContext): Promise<WorkloadResu
   progress(`workload 5: embedded API server, ${sz.runs} runs`);
   const results: [string, ServerSamples][] = [];
   let restartMs: number[] = [];
+  let flood: ReturnType<typeof floodResult> | undefined;
   for (const place of placesFor(ctx, { installCrd: false })) {
     const samples = await measure(ctx, () => place.make(), place.name).finally(() => place.dispose());
     results.push([place.name === 'embedded' ? 'embedded API server' : 'cluster from KUBECONFIG', samples]);
@@ -192,6 +194,7 @@ export async function runApiServerSpeed(ctx: BenchContext): Promise<WorkloadResu
       const durable = await measureDurable(ctx);
       results.push(['embedded, --data (fsynced journal)', durable.samples]);
       restartMs = durable.restartMs;
+      flood = floodResult(await measureHealthUnderFlood(ctx));
     }
   }
   const summaries = results.map(
@@ -243,10 +246,12 @@ export async function runApiServerSpeed(ctx: BenchContext): Promise<WorkloadResu
         `fsync for the writes of a tick); its ratio is the durability cost. Restart: a new server on the same ` +
         `file, fork to listening with every object reloaded.`
       : '';
+  if (flood) targets.push(flood.target);
+  const floodNote = flood ? `\n\n${flood.note}` : '';
   return {
     id: 5,
     title: 'Embedded API server: start, create rate, list, watch latency',
-    markdown: `${md}${durableNote}\n\n${targetLines(targets)}`,
+    markdown: `${md}${durableNote}${floodNote}\n\n${targetLines(targets)}`,
     targets,
     raw: {
       sizes: {
@@ -257,6 +262,7 @@ export async function runApiServerSpeed(ctx: BenchContext): Promise<WorkloadResu
       },
       results: Object.fromEntries(summaries),
       restartMs: restart,
+      healthzUnderFlood: flood?.raw,
     },
   };
 }
