@@ -20,6 +20,7 @@ const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<Wor
   4: async () => (await import('./workloads/memory.js')).runMemory,
   5: async () => (await import('./workloads/apiserver-speed.js')).runApiServerSpeed,
   6: async () => (await import('./workloads/declarative.js')).runDeclarative,
+  7: async () => (await import('./workloads/scale.js')).runScale,
 };
 
 /** The machine a run happened on, for the report. */

@@ -14,6 +14,7 @@ import { progress } from '../lib/progress.js';
 import { summarise } from '../lib/stats.js';
 import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
 import { placesFor, placeTitle } from '../lib/places.js';
+import type { PlotGroup } from '../lib/svg-plot.js';
 import { forEachConcurrent, seedWebsites, type Target } from '../lib/target.js';
 import { websitesPath, type Website } from '../lib/website.js';
 
@@ -103,6 +104,7 @@ export async function runBurstCoalescing(ctx: BenchContext): Promise<WorkloadRes
   const parts: string[] = [];
   const targets: TargetCheck[] = [];
   const raw: Record<string, unknown> = {};
+  const groups: PlotGroup[] = [];
   for (const place of placesFor(ctx)) {
     const name = place.name;
     const samples = new Map<SystemUnderTest, BurstSamples>(
@@ -142,6 +144,13 @@ export async function runBurstCoalescing(ctx: BenchContext): Promise<WorkloadRes
       rows,
     );
     parts.push(`**${placeTitle(place)}** (${n} patches, ${BURST_CLIENTS} in flight)\n\n${md}`);
+    groups.push({
+      title: `${placeTitle(place)}: ms from the last patch to converged`,
+      bars: [...samples].map(([sut, s]) => {
+        const lag = summarise(s.lagMs);
+        return { label: sut.label, median: lag.median, min: lag.min, max: lag.max };
+      }),
+    });
     for (const sut of selectedSystems(ctx).filter((s) => s.system === 'reconcilekit')) {
       const s = samples.get(sut)!;
       const rec = summarise(s.reconciles).median;
@@ -160,5 +169,6 @@ export async function runBurstCoalescing(ctx: BenchContext): Promise<WorkloadRes
     markdown: `${parts.join('\n\n')}\n\n${targetLines(targets)}`,
     targets,
     raw: { patches: n, ...raw },
+    plot: { title: `Workload 3: burst of ${n} patches to one object`, unit: 'ms', groups },
   };
 }
