@@ -271,9 +271,9 @@ describe('ObjectClient.apply on a custom resource', () => {
     expect(after.spec).toEqual({ p: 1 });
   });
 
-  // Embedded-server gap (lib/apiserver, issue 13's area): an apply to the status subresource records no
-  // managedFields entry, so a condition the manager stops applying is never removed. Flips when fixed.
-  it.fails('removes a condition the manager no longer applies (status subresource)', async () => {
+  // An apply to the status subresource records its managedFields entry (subresource: status), so a
+  // condition the manager stops applying is removed, as kube-apiserver does.
+  it('removes a condition the manager no longer applies (status subresource)', async () => {
     const g = await cluster.gadget(name());
     const key = {
       apiVersion: GADGET.apiVersion,

@@ -116,6 +116,10 @@ export function updateObject(
   let next: JsonObject;
   if (sub === 'status') {
     next = { ...presentObject(ctx, current), metadata: { ...cm } };
+    // Server-side apply to the status subresource computed the managedFields (subresource: status) too.
+    if (opts.managedFieldsSet && candMeta.managedFields !== undefined) {
+      metadataOf(next).managedFields = candMeta.managedFields;
+    }
     if (candidate.status === undefined) delete next.status;
     else next.status = candidate.status;
     if (!type.builtin) next = admitSchema(ctx, next, presentObject(ctx, current));

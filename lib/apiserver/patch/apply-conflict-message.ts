@@ -8,12 +8,11 @@ import type { FieldCause } from '../field-cause.js';
 export function formatApplyConflictMessage(conflicts: readonly FieldCause[]): string {
   const count = conflicts.length;
   const header = `Apply failed with ${count} conflict${count === 1 ? '' : 's'}: `;
-  if (count === 1) return header + (conflicts[0]?.message ?? '');
+  const only = conflicts[0];
+  if (count === 1 && only !== undefined) return `${header}${only.message}: ${only.field}`;
   const byManager = new Map<string, string[]>();
   for (const cause of conflicts) {
-    const suffix = `: ${cause.field}`;
-    const who = cause.message.endsWith(suffix) ? cause.message.slice(0, -suffix.length) : cause.message;
-    const manager = who.replace(/^conflict with /, '');
+    const manager = cause.message.replace(/^conflict with /, '');
     byManager.set(manager, [...(byManager.get(manager) ?? []), cause.field]);
   }
   const lines = [...byManager.keys()]

@@ -205,7 +205,9 @@ function conflictCause(entry: Entry, key: string): FieldCause {
   const using = entry.operation === 'Update' && entry.apiVersion ? ` using ${entry.apiVersion}` : '';
   return {
     reason: 'FieldManagerConflict',
-    message: `conflict with "${entry.manager}"${using}: ${field}`,
+    // As kube-apiserver: the cause names the manager; the field is the cause's `field` (the Status message
+    // joins both).
+    message: `conflict with "${entry.manager}"${using}`,
     field,
   };
 }

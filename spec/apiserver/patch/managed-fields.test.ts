@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-return -- tests read untyped results */
 import { describe, expect, it } from 'vitest';
+import { formatApplyConflictMessage } from '../../../lib/apiserver/patch/apply-conflict-message.js';
 import { fieldSetOf, fromFieldsV1, toFieldsV1 } from '../../../lib/apiserver/patch/field-set.js';
 import {
   recordUpdate,
@@ -89,7 +90,7 @@ describe('serverSideApply', () => {
     const live = serverSideApply(undefined, widget({ size: 1, color: 'red' }), opts('alice')).object;
     const attempt = serverSideApply(live, widget({ size: 2 }), opts('bob'));
     expect(attempt.conflicts).toEqual([
-      { reason: 'FieldManagerConflict', message: 'conflict with "alice": .spec.size', field: '.spec.size' },
+      { reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.size' },
     ]);
     expect(attempt.object).toEqual(live);
 
@@ -118,7 +119,10 @@ describe('serverSideApply', () => {
       apiVersion: 'example.com/v1',
     });
     const { conflicts } = serverSideApply(live, widget({ size: 3 }), opts('alice'));
-    expect(conflicts[0]!.message).toBe('conflict with "kubectl-create" using example.com/v1: .spec.size');
+    expect(conflicts[0]!.message).toBe('conflict with "kubectl-create" using example.com/v1');
+    expect(formatApplyConflictMessage(conflicts)).toBe(
+      'Apply failed with 1 conflict: conflict with "kubectl-create" using example.com/v1: .spec.size',
+    );
   });
 
   it('keeps the old timestamp when an apply changes nothing, so the object stays equal', () => {
