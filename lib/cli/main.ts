@@ -1,7 +1,5 @@
-import { runApiServerCommand } from './apiserver-command.js';
-import { runDevCommand } from './dev-command.js';
-import { runInitCommand } from './init-command.js';
-import { runRunSpecCommand } from './run-spec-command.js';
+// Each command is imported when it runs: `reconcilekit apiserver` loads the API server only, not the operator
+// engine and client the other commands need (half a second of module loading at every restart).
 
 const USAGE = `usage: reconcilekit <command> [--help]
 
@@ -41,12 +39,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command === 'init') return runInitCommand(rest, io);
+  if (command === 'init') return (await import('./init-command.js')).runInitCommand(rest, io);
   if (command === 'apiserver' || command === 'dev' || command === 'run-spec') {
     const stop = signalsToAbort();
     try {
       const run =
-        command === 'dev' ? runDevCommand : command === 'run-spec' ? runRunSpecCommand : runApiServerCommand;
+        command === 'dev'
+          ? (await import('./dev-command.js')).runDevCommand
+          : command === 'run-spec'
+            ? (await import('./run-spec-command.js')).runRunSpecCommand
+            : (await import('./apiserver-command.js')).runApiServerCommand;
       return await run(rest, { ...io, stopSignal: stop.signal });
     } finally {
       stop.dispose();
