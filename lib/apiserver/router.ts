@@ -12,7 +12,7 @@ import { handleCreate } from './handlers/create.js';
 import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
 import { handlePatch } from './handlers/patch.js';
 import { handleGet, handleList } from './handlers/read.js';
-import type { RequestContext } from './handlers/request-context.js';
+import { checkDryRunValues, type RequestContext } from './handlers/request-context.js';
 import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
 import { readBody, sendError, sendJson, type Reply } from './http-io.js';
@@ -202,6 +202,7 @@ function checkBodyMediaType(contentType: string, builtin: boolean): void {
 }
 
 function dispatch(ctx: RequestContext): Reply {
+  checkDryRunValues(ctx.info.verb, ctx.query.getAll('dryRun'));
   switch (ctx.info.verb) {
     case 'get':
       return handleGet(ctx);

@@ -6,7 +6,7 @@ import { apiVersionOf, typeKey } from '../resource-type.js';
 import { badRequest, conflict, deleteSuccess, forbidden, methodNotAllowed } from '../status.js';
 import { namespaceOf, nameOf, selectorFilter } from './filter.js';
 import { listItem, presentObject } from './presentation.js';
-import type { RequestContext } from './request-context.js';
+import { checkDryRunValues, type RequestContext } from './request-context.js';
 import { currentObject } from './update.js';
 
 /** Namespaces the NamespaceLifecycle admission plugin never lets anyone delete. */
@@ -33,7 +33,9 @@ function deleteOptionsOf(ctx: RequestContext): DeleteOptions {
     const dry = ctx.query.getAll('dryRun');
     if (dry.length > 0) source.dryRun = dry;
   }
-  const options: DeleteOptions = { dryRun: Array.isArray(source.dryRun) && source.dryRun.includes('All') };
+  const dryRun = Array.isArray(source.dryRun) ? source.dryRun.map((v) => String(v)) : [];
+  checkDryRunValues(ctx.info.verb, dryRun);
+  const options: DeleteOptions = { dryRun: dryRun.includes('All') };
   const policy = source.propagationPolicy;
   if (policy !== undefined && policy !== null) {
     if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {

@@ -3,6 +3,7 @@ import type { ApiServerCore } from '../core.js';
 import type { ResourceRequest } from '../request-info.js';
 import type { ResourceType, ServedVersion } from '../resource-type.js';
 import type { KindRef } from '../patch/kind-ref.js';
+import { ApiError, failureStatus } from '../status.js';
 
 /** Everything a verb handler gets for one resource request. */
 export interface RequestContext {
@@ -17,6 +18,34 @@ export interface RequestContext {
   body: Buffer;
   /** `Warning` header texts to send with the reply. */
   warnings: string[];
+}
+
+/** The options kind kube-apiserver names when a write's options are invalid, per verb. */
+const OPTIONS_KIND: Record<string, string> = {
+  create: 'CreateOptions',
+  update: 'UpdateOptions',
+  patch: 'PatchOptions',
+  delete: 'DeleteOptions',
+  deletecollection: 'DeleteOptions',
+};
+
+/**
+ * Rejects dryRun values other than "All" as kube-apiserver does: 422 Invalid on the verb's options kind
+ * (`CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ...`), before the body is read.
+ */
+export function checkDryRunValues(verb: string, values: readonly string[]): void {
+  const kind = OPTIONS_KIND[verb];
+  if (kind === undefined || values.every((v) => v === 'All')) return;
+  const rendered = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+  const message = `Unsupported value: ${rendered}: supported values: "All"`;
+  const causes = [{ reason: 'FieldValueNotSupported', message, field: 'dryRun' }];
+  throw new ApiError(
+    failureStatus(422, 'Invalid', `${kind}.meta.k8s.io "" is invalid: dryRun: ${message}`, {
+      group: 'meta.k8s.io',
+      kind,
+      causes,
+    }),
+  );
 }
 
 /** dryRun=All was requested. */
