@@ -60,7 +60,7 @@ export type AgentKind = 'shared' | 'watch';
 /**
  * The HTTP layer under {@link ObjectClient}: the server URL, one shared keep-alive agent for every
  * request, a separate connection per watch (through the same `proxy-url`), and the kubeconfig's
- * credentials ({@link KubeCredentials}: rotated token files, exec plugins, impersonation), retried once
+ * credentials (`KubeCredentials`: rotated token files, exec plugins, impersonation), retried once
  * with a fresh credential after a 401.
  *
  * Why: client-node 1.4 builds a fresh `https.Agent` for every request (`applySecurityAuthentication` →

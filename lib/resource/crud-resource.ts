@@ -103,7 +103,7 @@ export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> i
   }
 
   /**
-   * The flow as a {@link StepFlow}: each step's result is yielded (plain value or promise) and comes back
+   * The flow as a `StepFlow`: each step's result is yielded (plain value or promise) and comes back
    * settled, so steps that return plain values run without a microtask hop (see `runFlow`).
    */
   *[crudFlow](

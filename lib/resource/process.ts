@@ -13,7 +13,7 @@ type Path = 'ensureCreated' | 'ensureDeleted';
 const PATCH_STEP = { ensureCreated: 'NewUpdatePatch', ensureDeleted: 'NewDeletePatch' } as const;
 
 /**
- * processUpdate/processDelete as a {@link StepFlow} (internal; the engine runs it with `runFlow`). A CRUD
+ * processUpdate/processDelete as a `StepFlow` (internal; the engine runs it with `runFlow`). A CRUD
  * resource whose ensure method is CRUDResource's own is run step by step inside this flow, so a no-I/O
  * resource costs no microtask hop; any other resource's ensure call is yielded as one promise.
  */
