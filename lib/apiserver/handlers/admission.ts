@@ -7,7 +7,8 @@ import {
 import type { FieldCause } from '../field-cause.js';
 import { display, isJsonObject, metadataOf, stringAt, stringsAt, type JsonObject } from '../json.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
-import { OBJECT_META_FIELDS as OBJECT_META_FIELD_NAMES } from '../schema/prune.js';
+import { OBJECT_META_FIELDS as OBJECT_META_FIELD_NAMES, pruneWithTrustedSchema } from '../schema/prune.js';
+import { builtInSchema } from '../builtin/builtin-schemas.js';
 import { apiVersionOf } from '../resource-type.js';
 import { badRequest, invalid } from '../status.js';
 import { schemaHasRules, validateCelRules } from '../cel/validate-rules.js';
@@ -92,7 +93,7 @@ function schemaWithoutMeta(schema: JSONSchemaProps): JSONSchemaProps {
  */
 export function admitSchema(ctx: RequestContext, obj: JsonObject, old?: JsonObject): JsonObject {
   const schema = ctx.version.schema;
-  if (schema === undefined) return obj;
+  if (schema === undefined) return ctx.type.builtin ? admitBuiltIn(ctx, obj) : obj;
   const { apiVersion, kind, metadata, ...body } = obj;
   const bodySchema = schemaWithoutMeta(schema);
   const unknown = pruneUnknownFields(body, bodySchema).map((p) => p.replace(/^\./, ''));
@@ -103,17 +104,7 @@ export function admitSchema(ctx: RequestContext, obj: JsonObject, old?: JsonObje
       Reflect.deleteProperty(meta, key);
     }
   }
-  const mode = ctx.query.get('fieldValidation') ?? 'Warn';
-  if (unknown.length > 0) {
-    const texts = unknown.map((p) => `unknown field "${p}"`);
-    if (mode === 'Strict') {
-      const kindName = ctx.type.kind;
-      throw badRequest(
-        `${kindName} in version "${ctx.version.name}" cannot be handled as a ${kindName}: strict decoding error: ${texts.join(', ')}`,
-      );
-    }
-    if (mode !== 'Ignore') ctx.warnings.push(...texts);
-  }
+  reportUnknownFields(ctx, unknown);
   applySchemaDefaults(body, bodySchema);
   const causes = validateAgainstSchema(body, bodySchema);
   const admitted = { apiVersion, kind, metadata: meta, ...body };
@@ -134,6 +125,34 @@ export function admitSchema(ctx: RequestContext, obj: JsonObject, old?: JsonObje
   }
   if (causes.length > 0) throw invalid(ctx.type, stringAt(meta, 'name') ?? '', causes);
   return admitted;
+}
+
+/**
+ * fieldValidation for fields the schema does not know (already dropped): Strict → 400 strict decoding
+ * error, Warn (the default) → one `Warning` header each, Ignore → nothing.
+ */
+function reportUnknownFields(ctx: RequestContext, unknown: string[]): void {
+  if (unknown.length === 0) return;
+  const mode = ctx.query.get('fieldValidation') ?? 'Warn';
+  const texts = unknown.map((p) => `unknown field "${p}"`);
+  if (mode === 'Strict') {
+    const kindName = ctx.type.kind;
+    throw badRequest(
+      `${kindName} in version "${ctx.version.name}" cannot be handled as a ${kindName}: strict decoding error: ${texts.join(', ')}`,
+    );
+  }
+  if (mode !== 'Ignore') ctx.warnings.push(...texts);
+}
+
+/**
+ * Built-in kinds: fields the generated OpenAPI schema does not describe are dropped (kube's Go decoding
+ * drops them) and reported per fieldValidation, as for custom resources.
+ */
+function admitBuiltIn(ctx: RequestContext, obj: JsonObject): JsonObject {
+  const schema = builtInSchema(ctx.type.group, ctx.version.name, ctx.type.kind);
+  if (schema === undefined) return obj;
+  reportUnknownFields(ctx, pruneWithTrustedSchema(obj, schema));
+  return obj;
 }
 
 /** Standard ObjectMeta validation; 422 with one cause per field. */

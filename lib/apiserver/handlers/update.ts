@@ -122,7 +122,7 @@ export function updateObject(
     }
     if (candidate.status === undefined) delete next.status;
     else next.status = candidate.status;
-    if (!type.builtin) next = admitSchema(ctx, next, presentObject(ctx, current));
+    next = admitSchema(ctx, next, presentObject(ctx, current));
   } else if (sub === 'finalize') {
     const spec = objectAt(current, 'spec') ?? {};
     next = {

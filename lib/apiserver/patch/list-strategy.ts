@@ -1,3 +1,4 @@
+import { builtInSchema, type BuiltInSchema } from '../builtin/builtin-schemas.js';
 import type { KindRef } from './kind-ref.js';
 import { schemaAtPath } from './schema-path.js';
 
@@ -8,6 +9,13 @@ import { schemaAtPath } from './schema-path.js';
  * - `atomic`: the list is replaced as a whole.
  */
 export type ListStrategy = { type: 'map'; keys: string[] } | { type: 'set' } | { type: 'atomic' };
+
+/**
+ * Which rules a built-in list follows: `apply` (server-side apply and managedFields: the OpenAPI's
+ * x-kubernetes-list-type/map-keys, else its patch strategy, as kube-openapi's schemaconv) or `strategic`
+ * (strategic merge patch: the Go fields' patchStrategy/patchMergeKey only).
+ */
+export type MergeMode = 'apply' | 'strategic';
 
 const ATOMIC: ListStrategy = { type: 'atomic' };
 const SET: ListStrategy = { type: 'set' };
@@ -48,7 +56,11 @@ export function isBuiltInGroup(group: string): boolean {
  * (kube: apiextensions-apiserver/pkg/apiserver/schema/... → structured-merge-diff's schema conversion,
  * k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder), atomic when the schema says nothing.
  */
-export function listStrategyFor(path: readonly string[], kind: KindRef | undefined): ListStrategy {
+export function listStrategyFor(
+  path: readonly string[],
+  kind: KindRef | undefined,
+  mode: MergeMode = 'apply',
+): ListStrategy {
   const field = path[path.length - 1] ?? '';
   if (path.length === 2 && path[0] === 'metadata') {
     if (field === 'finalizers') return SET;
@@ -57,6 +69,8 @@ export function listStrategyFor(path: readonly string[], kind: KindRef | undefin
   }
   if (kind?.schema !== undefined) return schemaListStrategy(kind, path);
   if (kind === undefined || !isBuiltInGroup(kind.group)) return ATOMIC;
+  const builtIn = builtInSchema(kind.group, kind.version, kind.kind);
+  if (builtIn !== undefined) return builtInListStrategy(schemaAtPath(builtIn, path), mode);
   if (field === 'ports') {
     if (kind.kind === 'Service' && path.length === 2 && path[0] === 'spec') return byKey('port');
     if (CONTAINER_LISTS.has(path[path.length - 2] ?? '')) return byKey('containerPort');
@@ -66,6 +80,23 @@ export function listStrategyFor(path: readonly string[], kind: KindRef | undefin
   if (field === 'tolerations' || field === 'readinessGates' || field === 'envFrom') return ATOMIC;
   const key = Object.hasOwn(BUILT_IN_MAP_LISTS, field) ? BUILT_IN_MAP_LISTS[field] : undefined;
   return key === undefined ? ATOMIC : byKey(key);
+}
+
+/** Kinds the generated schemas do not hold (Scale) fall back to the hand-typed table above. */
+function builtInListStrategy(node: BuiltInSchema | undefined, mode: MergeMode): ListStrategy {
+  if (node === undefined) return ATOMIC;
+  if (mode === 'apply') {
+    const type = node['x-kubernetes-list-type'];
+    if (type === 'set') return SET;
+    if (type === 'atomic') return ATOMIC;
+    const keys = node['x-kubernetes-list-map-keys'];
+    if (type === 'map' && Array.isArray(keys) && keys.length > 0)
+      return { type: 'map', keys: [...keys].sort() };
+  }
+  const strategies = (node['x-kubernetes-patch-strategy'] ?? '').split(',');
+  if (!strategies.includes('merge')) return ATOMIC;
+  const key = node['x-kubernetes-patch-merge-key'];
+  return key === undefined ? SET : byKey(key);
 }
 
 function schemaListStrategy(kind: KindRef, path: readonly string[]): ListStrategy {
@@ -80,7 +111,15 @@ function schemaListStrategy(kind: KindRef, path: readonly string[]): ListStrateg
 }
 
 /** True when the map at `path` is replaced whole (`x-kubernetes-map-type: atomic` in the kind's schema). */
-export function isAtomicMap(path: readonly string[], kind: KindRef | undefined): boolean {
-  if (kind?.schema === undefined || path.length === 0) return false;
-  return schemaAtPath(kind.schema, path)?.['x-kubernetes-map-type'] === 'atomic';
+export function isAtomicMap(
+  path: readonly string[],
+  kind: KindRef | undefined,
+  mode: MergeMode = 'apply',
+): boolean {
+  if (kind === undefined || path.length === 0 || mode === 'strategic') return false;
+  const schema =
+    kind.schema ??
+    (isBuiltInGroup(kind.group) ? builtInSchema(kind.group, kind.version, kind.kind) : undefined);
+  if (schema === undefined) return false;
+  return schemaAtPath(schema, path)?.['x-kubernetes-map-type'] === 'atomic';
 }

@@ -163,7 +163,7 @@ export function serverSideApply(
   for (const { entry, key } of conflicts) entry.set.delete(key);
 
   const merged = (
-    live === undefined ? intent : applyStrategicMergePatch(withoutManagedFields(live), intent, kind)
+    live === undefined ? intent : applyStrategicMergePatch(withoutManagedFields(live), intent, kind, 'apply')
   ) as Record<string, unknown>;
   // Fields this manager applied before and omits now go away, unless another manager still owns them
   // (or something beneath them) or the new intent reaches below them.

@@ -1,5 +1,5 @@
 import type { KindRef } from './kind-ref.js';
-import { isAtomicMap, listStrategyFor } from './list-strategy.js';
+import { isAtomicMap, listStrategyFor, type MergeMode } from './list-strategy.js';
 import { keyOf } from './field-set.js';
 import { PatchError } from './patch-error.js';
 import {
@@ -14,6 +14,12 @@ import {
 
 export type { KindRef } from './kind-ref.js';
 
+/** The kind whose lists are merged, and whether by strategic-merge or by apply rules. */
+interface MergeRules {
+  kind: KindRef;
+  mode: MergeMode;
+}
+
 const PATCH = '$patch';
 const RETAIN_KEYS = '$retainKeys';
 const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList/';
@@ -26,11 +32,16 @@ const SET_ELEMENT_ORDER = '$setElementOrder/';
  * `$setElementOrder/<field>` are obeyed and stripped. `null` deletes a key. Never mutates its inputs.
  * Custom resources do not support it: the server answers 415 before calling this.
  */
-export function applyStrategicMergePatch(target: unknown, patch: unknown, kind: KindRef): unknown {
+export function applyStrategicMergePatch(
+  target: unknown,
+  patch: unknown,
+  kind: KindRef,
+  mode: MergeMode = 'strategic',
+): unknown {
   if (!isJsonObject(patch)) {
     throw new PatchError('strategic merge patch must be a JSON object', 400, 'BadRequest');
   }
-  const result = mergeMap(isJsonObject(target) ? target : {}, patch, [], kind);
+  const result = mergeMap(isJsonObject(target) ? target : {}, patch, [], { kind, mode });
   return result ?? {};
 }
 
@@ -39,7 +50,7 @@ function mergeMap(
   original: JsonObject,
   patch: JsonObject,
   path: string[],
-  kind: KindRef,
+  rules: MergeRules,
 ): JsonObject | undefined {
   const directive = patch[PATCH];
   if (directive === 'delete') return undefined;
@@ -66,7 +77,7 @@ function mergeMap(
       deleteKey(result, key);
       continue;
     }
-    const merged = mergeValue(getOwn(result, key), value, [...path, key], kind);
+    const merged = mergeValue(getOwn(result, key), value, [...path, key], rules);
     if (merged === undefined) deleteKey(result, key);
     else setKey(result, key, merged);
   }
@@ -79,20 +90,20 @@ function mergeMap(
     const field = key.slice(SET_ELEMENT_ORDER.length);
     const list = result[field];
     if (Array.isArray(order) && Array.isArray(list))
-      result[field] = reorder(list, order, [...path, field], kind);
+      result[field] = reorder(list, order, [...path, field], rules);
   }
   return result;
 }
 
-function mergeValue(original: unknown, patch: unknown, path: string[], kind: KindRef): unknown {
-  if (isJsonObject(patch) && isAtomicMap(path, kind)) return stripDirectives(patch);
-  if (isJsonObject(patch)) return mergeMap(isJsonObject(original) ? original : {}, patch, path, kind);
-  if (Array.isArray(patch)) return mergeList(Array.isArray(original) ? original : [], patch, path, kind);
+function mergeValue(original: unknown, patch: unknown, path: string[], rules: MergeRules): unknown {
+  if (isJsonObject(patch) && isAtomicMap(path, rules.kind, rules.mode)) return stripDirectives(patch);
+  if (isJsonObject(patch)) return mergeMap(isJsonObject(original) ? original : {}, patch, path, rules);
+  if (Array.isArray(patch)) return mergeList(Array.isArray(original) ? original : [], patch, path, rules);
   return cloneJson(patch);
 }
 
-function mergeList(original: unknown[], patch: unknown[], path: string[], kind: KindRef): unknown[] {
-  const strategy = listStrategyFor(path, kind);
+function mergeList(original: unknown[], patch: unknown[], path: string[], rules: MergeRules): unknown[] {
+  const strategy = listStrategyFor(path, rules.kind, rules.mode);
   const replace = patch.find((item) => isJsonObject(item) && item[PATCH] === 'replace');
   if (replace !== undefined) {
     return patch
@@ -134,7 +145,7 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], kind: 
       continue;
     }
     const existing = index >= 0 ? result[index] : undefined;
-    const merged = mergeMap(isJsonObject(existing) ? existing : {}, item, path, kind);
+    const merged = mergeMap(isJsonObject(existing) ? existing : {}, item, path, rules);
     if (index >= 0) {
       if (merged === undefined) result.splice(index, 1);
       else result[index] = merged;
@@ -146,8 +157,8 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], kind: 
 }
 
 /** Orders `list` as `$setElementOrder` says; items the order does not name keep their place at the end. */
-function reorder(list: unknown[], order: unknown[], path: string[], kind: KindRef): unknown[] {
-  const strategy = listStrategyFor(path, kind);
+function reorder(list: unknown[], order: unknown[], path: string[], rules: MergeRules): unknown[] {
+  const strategy = listStrategyFor(path, rules.kind, rules.mode);
   const identity = (item: unknown): unknown =>
     strategy.type === 'map' && isJsonObject(item) ? keyOf(item, strategy.keys) : item;
   const remaining = [...list];

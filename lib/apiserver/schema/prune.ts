@@ -41,6 +41,16 @@ export function pruneUnknownFields(value: unknown, schema: JSONSchemaProps): str
   return pruned;
 }
 
+/**
+ * pruneUnknownFields for a schema the server generated itself (the built-in kinds'): not sanitised, so a
+ * schema graph with cycles (CRDs' JSONSchemaProps) is walked only as deep as the value goes.
+ */
+export function pruneWithTrustedSchema(value: unknown, schema: JSONSchemaProps): string[] {
+  const pruned: string[] = [];
+  pruneNode(value, schema, '', true, pruned);
+  return pruned;
+}
+
 function pruneNode(
   value: unknown,
   schema: JSONSchemaProps,
