@@ -107,7 +107,7 @@ function resolveAll(): Map<string, BuiltInSchema> {
     if (target) convert(source, target);
   }
   for (const { node: target, ref } of refNodes) {
-    for (const [key, value] of Object.entries(ref)) {
+    for (const [key, value] of Object.entries(ref) as [string, unknown][]) {
       if (!Object.hasOwn(target, key)) Object.assign(target, { [key]: value });
     }
   }

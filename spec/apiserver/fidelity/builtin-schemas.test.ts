@@ -122,7 +122,9 @@ describe('strategic merge patch keys from the schema', () => {
     expect(pod.spec.schedulingGates).toEqual([{ name: 'example.com/a' }, { name: 'example.com/b' }]);
     expect(pod.spec.containers).toHaveLength(1);
     expect(pod.spec.containers[0].image).toBe('busybox');
-    expect(pod.spec.containers[0].ports.map((p: any) => p.containerPort)).toEqual([80, 81]);
+    expect(pod.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort)).toEqual([
+      80, 81,
+    ]);
   });
 
   it('merges status.podIPs by ip on the status subresource', async () => {
