@@ -34,9 +34,19 @@ export function parseOperatorSpec(text: string, source = 'spec'): OperatorSpec {
     !Object.hasOwn(doc, 'controllers') &&
     Object.hasOwn(doc, 'spec')
   ) {
-    return checkOperatorSpec((doc as { spec: unknown }).spec, `${source}: spec`);
+    return checkIn(source, 'spec', (doc as { spec: unknown }).spec);
   }
-  return checkOperatorSpec(doc, source);
+  return checkIn(source, '', doc);
+}
+
+/** {@link checkOperatorSpec} with errors read as `<source>: <field>: <problem>` (`ops.yaml: controllers: …`). */
+function checkIn(source: string, path: string, doc: unknown): OperatorSpec {
+  try {
+    return checkOperatorSpec(doc, path);
+  } catch (e) {
+    if (!(e instanceof DeclarativeSpecError)) throw e;
+    throw new DeclarativeSpecError(e.path === '' ? source : `${source}: ${e.path}`, e.problem, { cause: e });
+  }
 }
 
 /**

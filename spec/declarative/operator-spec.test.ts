@@ -128,7 +128,13 @@ describe('parseOperatorSpec / loadOperatorSpec', () => {
     const empty = join(dir, 'empty.yaml');
     await writeFile(empty, 'controllers: []\n');
     await expect(loadOperatorSpec(empty)).rejects.toThrow(
-      `${empty}.controllers: must be a list of 1–255 controllers, got a list of 0`,
+      `${empty}: controllers: must be a list of 1–255 controllers, got a list of 0`,
     );
+    const scalar = join(dir, 'scalar.yaml');
+    await writeFile(scalar, 'just text\n');
+    await expect(loadOperatorSpec(scalar)).rejects.toThrow(
+      new RegExp(`^${scalar}: an operator spec is \\{controllers: \\[\\.\\.\\.\\]\\}, got`),
+    );
+    await expect(loadOperatorSpec(scalar)).rejects.toThrow(DeclarativeSpecError);
   });
 });
