@@ -124,7 +124,7 @@ describe('reconcilekit run-spec', () => {
     expect(run.output()).toContain('stopping');
   }, 90_000);
 
-  it('keeps the good controller running when another is bad, and says where the bad one is wrong', async () => {
+  it('keeps the good controller running when another is bad, and says where the bad one is wrong; exits 0 on SIGINT', async () => {
     const cwd = mkdtempSync(join(dir, 'bad-'));
     const file = join(cwd, 'mixed.yaml');
     writeFileSync(
@@ -151,9 +151,10 @@ describe('reconcilekit run-spec', () => {
       });
       expect(run.output()).toContain('@nosuchop');
     } finally {
-      run.child.kill('SIGTERM');
+      run.child.kill('SIGINT');
     }
     expect(await run.exit).toBe(0);
+    expect(run.output()).toMatch(/stopping\n/);
   }, 60_000);
 
   it('refuses bad input with a clear message and a non-zero exit: missing file, broken YAML, no file, unknown flag', async () => {
