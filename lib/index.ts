@@ -509,3 +509,15 @@ export {
   SERVICE_ACCOUNT_DIR,
   IN_POD_HEALTH_HOST,
 } from './framework/default-health-host.js';
+
+// plan: what an operator would change, without changing anything (issue 19).
+export {
+  plan,
+  type Plan,
+  type PlanOptions,
+  type PlannedObject,
+  type PlannedResource,
+  type PlannedPart,
+} from './plan/plan.js';
+export { NotPlannableError } from './plan/planning-client.js';
+export type { FieldChange } from './plan/field-diff.js';
