@@ -11,6 +11,9 @@ import { HealthServer } from '../observability/health-server.js';
 import { addProcessMetrics } from '../observability/process-metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { WorkQueue } from '../queue/work-queue.js';
+import type { DebugControllerState } from '../debug/debug-routes.js';
+import { HistoryRecorder } from '../debug/history-recorder.js';
+import { recordPass } from '../debug/record-pass.js';
 import { jitter } from '../util/jitter.js';
 import { sleep } from '../util/sleep.js';
 import { CacheSyncTimeoutError } from '../watch/informer.js';
@@ -36,7 +39,7 @@ import { FlatLogger } from './flat-logger.js';
 import { freshChange } from './fresh-change.js';
 import { makeClient } from './make-client.js';
 import type { PassBody } from './pass-body.js';
-import { PassRunner, type FinalizerOps } from './pass-runner.js';
+import { PassRunner, type FinalizerOps, type ReconcileOutcome } from './pass-runner.js';
 import type { Predicate } from './predicates.js';
 import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
 import type { ResolvedCoreConfig } from './resolve-core-config.js';
@@ -112,6 +115,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private elector: LeaderElector | undefined;
   private election: Promise<void> | undefined;
   private health: HealthServer | undefined;
+  /** The live view's reconcile history (debugPage), shared with an Operator's when it sets one. */
+  history: HistoryRecorder | undefined;
   private resyncTimer: NodeJS.Timeout | undefined;
   private startPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
@@ -146,6 +151,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         'config.leaderElection and config.crd need an API connection: pass config.kubeConfig',
       );
     }
+    if (c.debugPage !== false) this.history = new HistoryRecorder();
     this.memory = new RemovedFinalizerMemory(
       c.resyncPeriodMs > 0 ? 3 * c.resyncPeriodMs : DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
     );
@@ -376,6 +382,15 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
           'stuck-deletions': () => this.stuckDeletions(),
           ...c.healthServer.readinessChecks,
         },
+        ...(this.history === undefined || c.debugPage === false
+          ? {}
+          : {
+              debug: {
+                history: this.history,
+                controllers: () => [this.debugState()],
+                ...(c.debugPage.token === undefined ? {} : { token: c.debugPage.token }),
+              },
+            }),
       });
       const url = await this.health.start(signal);
       this.logger.info('health server listening', { url });
@@ -481,7 +496,27 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       this.logger.debug('failed terminally; waiting for the object to change', { object: key });
       return;
     }
-    const outcome = await this.runner.reconcile(key, obj, tombstone, this.ledger.attempt(key), signal);
+    const attempt = this.ledger.attempt(key);
+    const startedAt = this.history === undefined ? 0 : Date.now();
+    const outcome = await this.runner.reconcile(key, obj, tombstone, attempt, signal);
+    this.act(queue, key, obj, fromStore, tombstone, outcome, signal);
+    if (this.history !== undefined) {
+      if (outcome.result === 'success' && obj === undefined) this.history.forget(this.config.name, key);
+      else
+        recordPass(this.history, this.config.name, key, startedAt, attempt, obj, outcome, queue.dueAt(key));
+    }
+  }
+
+  /** The queue, ledger and condition actions after one pass. */
+  private act(
+    queue: WorkQueue,
+    key: string,
+    obj: Obj | undefined,
+    fromStore: Obj | undefined,
+    tombstone: Obj | undefined,
+    outcome: ReconcileOutcome,
+    signal: AbortSignal,
+  ): void {
     switch (outcome.result) {
       case 'success':
         queue.forget(key);
@@ -589,6 +624,17 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       queue.forget(key);
       this.logger.warn('retry policy gave up; waiting for the object to change', { object: key, attempt });
     }
+  }
+
+  /** This controller's row of the live view. */
+  debugState(): DebugControllerState {
+    return {
+      name: this.config.name,
+      synced: this.isSynced,
+      leading: this.pool.running,
+      ready: this.notReadyReason === undefined,
+      ...this.pool.snapshot(),
+    };
   }
 
   /** Keys Terminating with our finalizer for longer than DEFAULT_STUCK_DELETION_MS (readiness). */

@@ -132,6 +132,12 @@ export interface CoreConfig {
   leaderElection?: LeaderElectionOptions | false;
   /** `/healthz`, `/readyz`, `/metrics` server, or false. Default false (embed the framework freely). */
   healthServer?: HealthServerConfig | false;
+  /**
+   * Serve the live view (`/debug/` and `/debug/api/`) on the health server, keeping a bounded reconcile
+   * history (see docs/live-view.md). `{ token }` also admits non-loopback clients that send
+   * `Authorization: Bearer <token>`; without it only loopback clients are answered. Default false.
+   */
+  debugPage?: boolean | { token?: string };
   /** Abort a reconcile (through its signal) after this long; counts as an error. 0 disables. Default 5 min. */
   reconcileTimeoutMs?: number;
   /** Time `stop()` lets in-flight reconciles finish before aborting them. Default 30 s. */

@@ -56,6 +56,7 @@ export interface ResolvedCoreConfig {
         livenessChecks: Record<string, HealthCheck>;
       }
     | false;
+  debugPage: { token?: string } | false;
   reconcileTimeoutMs: number;
   gracefulShutdownMs: number;
   cacheSyncTimeoutMs: number;
@@ -275,6 +276,14 @@ export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): Res
     };
   }
 
+  let debugPage: ResolvedCoreConfig['debugPage'] = false;
+  if (c.debugPage === true) debugPage = {};
+  else if (c.debugPage !== undefined && c.debugPage !== false) {
+    const dp = c.debugPage as unknown;
+    if (!isObject(dp)) fail('config.debugPage must be true, false or { token? }');
+    debugPage = dp.token === undefined ? {} : { token: nonEmptyString(dp.token, 'config.debugPage.token') };
+  }
+
   if (c.events !== undefined && typeof c.events !== 'boolean') fail('config.events must be a boolean');
 
   let errorCondition: { type: string } | false = { type: DEFAULT_ERROR_CONDITION_TYPE };
@@ -322,6 +331,7 @@ export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): Res
     registry: c.registry ?? new Registry(),
     leaderElection,
     healthServer,
+    debugPage,
     collectDefaultMetrics: flag(c.collectDefaultMetrics, 'config.collectDefaultMetrics', true),
     reconcileTimeoutMs: duration(
       c.reconcileTimeoutMs,

@@ -103,6 +103,21 @@ export class WorkerPool {
     return graceOver;
   }
 
+  /** Busy workers, queue depth and the oldest waiting key's age (the live view). */
+  snapshot(): { workersBusy: number; workers: number; queueDepth: number; oldestWaitingMs: number } {
+    return {
+      workersBusy: this.busy.size,
+      workers: this.o.workers,
+      queueDepth: this.queue.len(),
+      oldestWaitingMs: this.queue.oldestWaitingMs(),
+    };
+  }
+
+  /** When (Date.now() ms) `key` is due again from a delayed add, if any. */
+  dueAt(key: string): number | undefined {
+    return this.queue.dueAt(key);
+  }
+
   /**
    * When every worker has been on one pass for longer than `boundMs`: a message naming the keys (for
    * readiness). Undefined while at least one worker is free or making progress.

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { handleDebug, type DebugSource } from '../debug/debug-routes.js';
 
 /**
  * One named readiness or liveness check: returns (or resolves to) undefined when fine, or the reason it is
@@ -27,6 +28,8 @@ export interface HealthServerOptions {
   readinessChecks?: Record<string, HealthCheck>;
   /** Checks behind /healthz (the process is alive and not stuck). Default none: answering is alive. */
   livenessChecks?: Record<string, HealthCheck>;
+  /** The live view's data: serves `/debug/` and `/debug/api/` (see docs/live-view.md). Default none. */
+  debug?: DebugSource;
 }
 
 /**
@@ -116,6 +119,7 @@ export class HealthServer {
         return;
       }
       default:
+        if (this.options.debug !== undefined && handleDebug(this.options.debug, req, res, url)) return;
         res.writeHead(404, { 'content-type': 'text/plain' });
         res.end('not found\n');
     }

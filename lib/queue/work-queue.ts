@@ -205,6 +205,20 @@ export class WorkQueue<K extends string = string> {
     this.addAfter(key, this.rateLimiter.when(key));
   }
 
+  /** Age (ms) of the longest-waiting key in the queue, 0 when empty (the live view). */
+  oldestWaitingMs(): number {
+    const first = this.addedAt.values().next();
+    if (first.done === true) return 0;
+    let oldest = first.value;
+    for (const at of this.addedAt.values()) if (at < oldest) oldest = at;
+    return Math.max(0, this.clock() - oldest);
+  }
+
+  /** When (queue clock, ms) a pending delayed add of `key` fires, or undefined when none is pending. */
+  dueAt(key: K): number | undefined {
+    return this.delayed.get(key)?.at;
+  }
+
   /** Resets `key`'s backoff (call after a success). Does not cancel a pending delayed add. */
   forget(key: K): void {
     this.rateLimiter.forget(key);

@@ -1,0 +1,170 @@
+/**
+ * Bounded in-memory reconcile history for the live view (`/debug/`): a ring of the last passes per
+ * object and a global cap on objects (least recently reconciled evicted first). Fed by ControllerCore
+ * after each pass; holds names, results, durations and error messages only, never object contents.
+ */
+
+/** Passes kept per object. @category Observability: logs, metrics, Events, health */
+export const DEFAULT_DEBUG_PASSES_PER_OBJECT = 20;
+/** Objects kept across all controllers. @category Observability: logs, metrics, Events, health */
+export const DEFAULT_DEBUG_MAX_OBJECTS = 10_000;
+/** Characters of an error message kept (the rest is cut with an ellipsis). */
+export const DEBUG_ERROR_CHARS = 2_000;
+
+/** One recorded pass. @category Observability: logs, metrics, Events, health */
+export interface PassRecord {
+  /** When the pass started (ms since the epoch). */
+  startedAt: number;
+  /** How long it ran. */
+  durationMs: number;
+  /** success, requeue_after, requeue, error or aborted. */
+  result: string;
+  /** 0 for the first try, n for the n-th retry after failures. */
+  attempt: number;
+  /** The delete path ran. */
+  deleting: boolean;
+  /** The error message (cut at DEBUG_ERROR_CHARS). */
+  error?: string;
+  /** When the key runs again (ms since the epoch), if a retry or requeue is pending. */
+  nextAt?: number;
+}
+
+/** One object's summary and recent passes. @category Observability: logs, metrics, Events, health */
+export interface ObjectHistory {
+  controller: string;
+  key: string;
+  /** Oldest first. */
+  passes: PassRecord[];
+}
+
+/** Summary row of one object (the last pass). */
+export interface ObjectSummary extends PassRecord {
+  controller: string;
+  key: string;
+  passCount: number;
+}
+
+/** Options of {@link HistoryRecorder}. */
+export interface HistoryRecorderOptions {
+  /** Passes per object. Default DEFAULT_DEBUG_PASSES_PER_OBJECT. */
+  passesPerObject?: number;
+  /** Objects in total. Default DEFAULT_DEBUG_MAX_OBJECTS. */
+  maxObjects?: number;
+}
+
+interface Ring {
+  controller: string;
+  key: string;
+  items: PassRecord[];
+  /** Index of the oldest once the ring is full. */
+  head: number;
+  total: number;
+}
+
+/** Cuts `message` to DEBUG_ERROR_CHARS characters. */
+export function clipMessage(message: string): string {
+  return message.length <= DEBUG_ERROR_CHARS ? message : `${message.slice(0, DEBUG_ERROR_CHARS)}…`;
+}
+
+/**
+ * Per-object rings of {@link PassRecord} with a global object cap.
+ * @category Observability: logs, metrics, Events, health
+ */
+export class HistoryRecorder {
+  readonly passesPerObject: number;
+  readonly maxObjects: number;
+  /** Insertion order = least recently recorded first (re-inserted on each pass). */
+  private readonly rings = new Map<string, Ring>();
+  private readonly listeners = new Set<(summary: ObjectSummary) => void>();
+
+  constructor(options: HistoryRecorderOptions = {}) {
+    this.passesPerObject = positive(
+      options.passesPerObject,
+      DEFAULT_DEBUG_PASSES_PER_OBJECT,
+      'passesPerObject',
+    );
+    this.maxObjects = positive(options.maxObjects, DEFAULT_DEBUG_MAX_OBJECTS, 'maxObjects');
+  }
+
+  /** Objects held. */
+  get size(): number {
+    return this.rings.size;
+  }
+
+  /** Records one pass of `key` in `controller`. */
+  record(controller: string, key: string, pass: PassRecord): void {
+    const id = `${controller}\u0000${key}`;
+    let ring = this.rings.get(id);
+    if (ring === undefined) {
+      ring = { controller, key, items: [], head: 0, total: 0 };
+      if (this.rings.size >= this.maxObjects) {
+        const oldest = this.rings.keys().next().value;
+        if (oldest !== undefined) this.rings.delete(oldest);
+      }
+    } else this.rings.delete(id);
+    this.rings.set(id, ring);
+    const record = pass.error === undefined ? pass : { ...pass, error: clipMessage(pass.error) };
+    if (ring.items.length < this.passesPerObject) ring.items.push(record);
+    else {
+      ring.items[ring.head] = record;
+      ring.head = (ring.head + 1) % this.passesPerObject;
+    }
+    ring.total += 1;
+    if (this.listeners.size > 0) {
+      const summary = summarise(ring);
+      for (const listener of this.listeners) listener(summary);
+    }
+  }
+
+  /** Drops `key`'s history (the object is gone). */
+  forget(controller: string, key: string): void {
+    this.rings.delete(`${controller}\u0000${key}`);
+  }
+
+  /** One object's passes, oldest first, or undefined. */
+  history(controller: string, key: string): ObjectHistory | undefined {
+    const ring = this.rings.get(`${controller}\u0000${key}`);
+    if (ring === undefined) return undefined;
+    return { controller, key, passes: ordered(ring) };
+  }
+
+  /** Summaries, most recently reconciled first; `search` filters by a substring of the key. */
+  objects(search = '', limit = Infinity): ObjectSummary[] {
+    const out: ObjectSummary[] = [];
+    const rings = [...this.rings.values()];
+    for (let i = rings.length - 1; i >= 0 && out.length < limit; i--) {
+      const ring = rings[i] as Ring;
+      if (search !== '' && !ring.key.includes(search)) continue;
+      out.push(summarise(ring));
+    }
+    return out;
+  }
+
+  /** Calls `listener` after every recorded pass; returns the unsubscribe. */
+  subscribe(listener: (summary: ObjectSummary) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+}
+
+function ordered(ring: Ring): PassRecord[] {
+  return ring.head === 0
+    ? [...ring.items]
+    : [...ring.items.slice(ring.head), ...ring.items.slice(0, ring.head)];
+}
+
+function summarise(ring: Ring): ObjectSummary {
+  const n = ring.items.length;
+  const last = ring.items[(ring.head + n - 1) % n] as PassRecord;
+  return { ...last, controller: ring.controller, key: ring.key, passCount: ring.total };
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new TypeError(`HistoryRecorder: ${name} must be a positive integer; got ${String(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,80 @@
+/**
+ * The live view page: plain HTML and JavaScript, no framework, no build step. Every object-provided
+ * string is set with textContent (never innerHTML), so a name like `<img src=x onerror=…>` shows as text.
+ */
+export const LIVE_VIEW_HTML = String.raw`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>reconcilekit live view</title>
+<style>
+body{font:14px system-ui,sans-serif;margin:1rem;color:#222}
+table{border-collapse:collapse;width:100%;margin-bottom:1rem}
+th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+td.err{color:#b00;max-width:40rem;overflow-wrap:anywhere}
+tr.error td.result{color:#b00;font-weight:bold}
+tr.success td.result{color:#070}
+tr.sel{background:#eef}
+#timeline{font-family:monospace;white-space:pre-wrap}
+</style></head><body>
+<h1>reconcilekit live view</h1>
+<h2>Controllers</h2>
+<table id="controllers"><thead><tr><th>controller</th><th>synced</th><th>leading</th><th>ready</th><th>workers busy</th><th>queue depth</th><th>oldest waiting</th></tr></thead><tbody></tbody></table>
+<h2>Objects <small id="total"></small></h2>
+<input id="search" placeholder="search by name" size="40">
+<table id="objects"><thead><tr><th>controller</th><th>object</th><th>last pass</th><th>duration</th><th>result</th><th>attempt</th><th>next retry</th><th>error</th></tr></thead><tbody></tbody></table>
+<h2>Timeline <small id="selected"></small></h2>
+<div id="timeline"></div>
+<script>
+"use strict";
+var rows = new Map();
+var selected = null;
+function cell(tr, text, cls) { var td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; tr.appendChild(td); return td; }
+function ago(ms) { return ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s"; }
+function time(t) { return new Date(t).toLocaleTimeString(); }
+function countdown(at) { if (at === undefined) return ""; var d = at - Date.now(); return d <= 0 ? "due" : "in " + ago(d); }
+function renderControllers(list) {
+  var body = document.querySelector("#controllers tbody"); body.replaceChildren();
+  list.forEach(function (c) { var tr = document.createElement("tr");
+    cell(tr, c.name); cell(tr, String(c.synced)); cell(tr, String(c.leading)); cell(tr, String(c.ready));
+    cell(tr, c.workersBusy + "/" + c.workers); cell(tr, String(c.queueDepth)); cell(tr, c.oldestWaitingMs ? ago(c.oldestWaitingMs) : "-");
+    body.appendChild(tr); });
+}
+function id(o) { return o.controller + "\u0000" + o.key; }
+function renderObjects() {
+  var q = document.getElementById("search").value;
+  var body = document.querySelector("#objects tbody"); body.replaceChildren();
+  var list = Array.from(rows.values()).filter(function (o) { return q === "" || o.key.indexOf(q) >= 0; });
+  list.sort(function (a, b) { return b.startedAt - a.startedAt; });
+  list.slice(0, 500).forEach(function (o) { var tr = document.createElement("tr"); tr.className = o.result;
+    tr.dataset.key = o.key; if (selected && id(o) === id(selected)) tr.classList.add("sel");
+    cell(tr, o.controller); cell(tr, o.key, "key"); cell(tr, time(o.startedAt)); cell(tr, ago(o.durationMs));
+    cell(tr, o.result, "result"); cell(tr, String(o.attempt));
+    var next = cell(tr, countdown(o.nextAt), "next"); next.dataset.at = o.nextAt === undefined ? "" : String(o.nextAt);
+    cell(tr, o.error || "", "err");
+    tr.addEventListener("click", function () { selected = o; loadTimeline(); renderObjects(); });
+    body.appendChild(tr); });
+}
+function loadTimeline() {
+  if (!selected) return;
+  document.getElementById("selected").textContent = selected.controller + " " + selected.key;
+  fetch("api/object?controller=" + encodeURIComponent(selected.controller) + "&key=" + encodeURIComponent(selected.key))
+    .then(function (r) { return r.ok ? r.json() : { passes: [] }; })
+    .then(function (h) { var el = document.getElementById("timeline"); el.replaceChildren();
+      h.passes.slice().reverse().forEach(function (p) { var line = document.createElement("div");
+        line.textContent = time(p.startedAt) + "  " + p.result + "  " + ago(p.durationMs) + "  attempt " + p.attempt + (p.deleting ? "  (delete)" : "") + (p.error ? "  " + p.error : "");
+        el.appendChild(line); }); });
+}
+function refresh() {
+  fetch("api/controllers").then(function (r) { return r.json(); }).then(function (b) { renderControllers(b.controllers); });
+  fetch("api/objects").then(function (r) { return r.json(); }).then(function (b) {
+    document.getElementById("total").textContent = "(" + b.total + ")";
+    rows.clear(); b.objects.forEach(function (o) { rows.set(id(o), o); }); renderObjects(); });
+}
+document.getElementById("search").addEventListener("input", renderObjects);
+setInterval(function () { document.querySelectorAll("td.next").forEach(function (td) {
+  var at = td.dataset.at; td.textContent = at ? countdown(Number(at)) : ""; }); }, 250);
+setInterval(refresh, 2000);
+refresh();
+var es = new EventSource("api/stream");
+es.addEventListener("pass", function (e) { var o = JSON.parse(e.data); rows.set(id(o), o); renderObjects();
+  if (selected && id(o) === id(selected)) loadTimeline(); });
+</script></body></html>
+`;
