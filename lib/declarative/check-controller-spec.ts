@@ -24,13 +24,29 @@ function optionalString(obj: Record<string, unknown>, key: string, path: string)
   }
 }
 
+/** The keys a source or target may hold. */
+const RESOURCE_KEYS = new Set([
+  'apiGroup',
+  'version',
+  'kind',
+  'namespace',
+  'labelSelector',
+  'predicate',
+  'type',
+]);
+
 function checkResource(value: unknown, path: string): void {
   if (!isObject(value))
     throw new DeclarativeSpecError(path, `must be an object with a kind, got ${describeValue(value)}`);
   if (typeof value['kind'] !== 'string' || !/^[A-Za-z][A-Za-z0-9]*$/.test(value['kind'])) {
+    const unknown = Object.keys(value).filter((k) => !RESOURCE_KEYS.has(k));
+    const hint =
+      value['kind'] === undefined && unknown.length > 0
+        ? ` (unknown key${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}: misspelt?)`
+        : '';
     throw new DeclarativeSpecError(
       pathAt(path, 'kind'),
-      `must be a kind name such as ConfigMap, got ${describeValue(value['kind'])}`,
+      `must be a kind name such as ConfigMap, got ${describeValue(value['kind'])}${hint}`,
     );
   }
   optionalString(value, 'apiGroup', path);

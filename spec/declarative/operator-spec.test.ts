@@ -33,6 +33,12 @@ describe('checkControllerSpec', () => {
     expect(problem({ name: 'c', sources: [{ kind: 'ConfigMap' }, { kind: 'Secret' }], target })).toBe(
       "controllers[0].pipeline: 2 sources (ConfigMap, Secret) need a '@join' condition",
     );
+    expect(problem({ name: 'c', sources: [{ kind: 'ConfigMap' }], target: { kindd: 'X' } })).toBe(
+      'controllers[0].target.kind: must be a kind name such as ConfigMap, got nothing (undefined) (unknown key kindd: misspelt?)',
+    );
+    expect(problem({ name: 'c', sources: [{ Kind: 'ConfigMap', group: '' }], target })).toMatch(
+      /sources\[0\]\.kind: .*\(unknown keys Kind, group: misspelt\?\)$/,
+    );
   });
 
   it('checks sources, predicates, targets and the pipeline', () => {
