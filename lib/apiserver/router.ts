@@ -16,7 +16,8 @@ import { checkDryRunValues, type RequestContext } from './handlers/request-conte
 import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
 import { readBody, sendError, sendJson, type Reply } from './http-io.js';
-import { OPENAPI_V2_PROTOBUF_TYPE, openApiV2Json, openApiV2Protobuf, openApiV3Root } from './openapi.js';
+import { OPENAPI_V2_PROTOBUF_TYPE, openApiV2Json, openApiV2Protobuf } from './openapi.js';
+import { openApiV3Document, openApiV3Root } from './openapi-v3.js';
 import { decodeProtobufBody, PROTOBUF_CONTENT_TYPE } from './protobuf-body.js';
 import { parseResourceRequest } from './request-info.js';
 import {
@@ -248,7 +249,10 @@ function nonResourceReply(
   if (path === '/version') return { code: 200, body: SERVER_VERSION };
   if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') return 'openapi-v2';
   if (path === '/openapi/v3') return { code: 200, body: openApiV3Root() };
-  if (path.startsWith('/openapi/v3/')) return { code: 404, body: pathNotFound().status };
+  if (path.startsWith('/openapi/v3/')) {
+    const doc = openApiV3Document(path.slice('/openapi/v3/'.length));
+    return doc === undefined ? { code: 404, body: pathNotFound().status } : { code: 200, body: doc };
+  }
   const parts = path.split('/').filter((p) => p !== '');
   if (!isRead) return undefined;
   if (path === '/') {

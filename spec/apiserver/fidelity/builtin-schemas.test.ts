@@ -178,3 +178,21 @@ describe('server-side apply on built-ins follows the schema', () => {
     expect(beta.fieldsV1['f:spec']['f:selector']).toEqual({});
   });
 });
+
+describe('/openapi/v3 for built-ins', () => {
+  it('kubectl explain deployment.spec shows the fields and their descriptions', async () => {
+    const r = await kubectl(target, ['explain', 'deployment.spec']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('KIND:       Deployment');
+    expect(r.stdout).toMatch(/replicas\s+<integer>/);
+    expect(r.stdout).toMatch(/selector\s+<LabelSelector> -required-/);
+    expect(r.stdout).toContain('Number of desired pods.');
+  });
+
+  it('kubectl explain pod.spec.containers.ports names the nested fields', async () => {
+    const r = await kubectl(target, ['explain', 'pod.spec.containers.ports']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/containerPort\s+<integer> -required-/);
+  });
+});
