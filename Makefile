@@ -51,7 +51,10 @@ test-node: install build
 	@node_bin="$$(scripts/node-runtime.sh $(NODE_MAJOR))" && echo "running the suite on $$($$node_bin --version)" && \
 	  PATH="$$(dirname "$$node_bin"):$$PATH" "$$node_bin" node_modules/vitest/vitest.mjs run
 
-# Benchmarks side by side with peers (docs/benchmarks.md). QUICK=1: reduced sizes, under 2 minutes.
+# Benchmarks side by side with peers (docs/benchmarks.md). QUICK=1: reduced sizes, under 5 minutes.
+# With Go installed the controller-runtime peer (bench/peers/controller-runtime) is built on first use into
+# ~/.cache/reconcilekit/bench-peers/; with the binaries of `make envtest-assets` (and KUBECONFIG unset) the
+# bench starts a real kube-apiserver + etcd and runs workloads 2-5 and 7 against it too.
 # With KUBECONFIG set, workloads 2-5 also run against that cluster. Raw numbers: bench/results/<date>.json.
 # Runs from a snapshot of the build (dist/bench-run), so a rebuild during a long run cannot change the code
 # under test halfway.
