@@ -310,6 +310,18 @@ export {
   type HealthCheck,
 } from './observability/health-server.js';
 export { addProcessMetrics } from './observability/process-metrics.js';
+export {
+  HistoryRecorder,
+  DEBUG_PAGE_ENV,
+  DEFAULT_DEBUG_MAX_OBJECTS,
+  DEFAULT_DEBUG_PASSES_PER_OBJECT,
+  DEBUG_ERROR_CHARS,
+  type PassRecord,
+  type ObjectHistory,
+  type ObjectSummary,
+  type HistoryRecorderOptions,
+} from './debug/history-recorder.js';
+export { type DebugControllerState, type DebugSource } from './debug/debug-routes.js';
 // end engine/framework
 
 // --- controller core and front ends (issue 10) ---

@@ -1,3 +1,4 @@
+import { DEBUG_PAGE_ENV } from '../debug/history-recorder.js';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -20,7 +21,8 @@ Runs your operator's entry point (compiled JavaScript) the way it runs in produc
   - otherwise (or --embedded): against an embedded API server on 127.0.0.1, whose kubeconfig is written to
     ${DEV_KUBECONFIG_PATH}.
 The CRDs of --crds (default deploy/crd.yaml when it exists) are installed first; then it prints the
-kubectl command to try the operator. Ctrl-C stops the operator gracefully (SIGTERM), then the server.
+kubectl command to try the operator. Ctrl-C stops the operator gracefully (SIGTERM), then the server. The live view (debugPage) is on: open
+/debug/ on the operator's health server.
   --crds FILE   a YAML file of CustomResourceDefinitions (repeatable)
   --cluster     use KUBECONFIG / ~/.kube/config even when KUBECONFIG is unset
   --embedded    use an embedded API server even when KUBECONFIG is set
@@ -112,7 +114,8 @@ export async function runDevCommand(args: readonly string[], io: CommandIo): Pro
     return 0;
   }
   let server: ApiServer | undefined;
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  // The live view (/debug/ on the health server) is on by default in dev; `debugPage: false` still wins.
+  const childEnv: NodeJS.ProcessEnv = { [DEBUG_PAGE_ENV]: '1', ...process.env };
   let kubeconfigPath: string | undefined;
   try {
     let kubeConfig: KubeConfig;

@@ -1,3 +1,4 @@
+import { DEBUG_PAGE_ENV } from '../debug/history-recorder.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HealthCheck } from '../observability/health-server.js';
 import { Registry } from 'prom-client';
@@ -277,7 +278,8 @@ export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): Res
   }
 
   let debugPage: ResolvedCoreConfig['debugPage'] = false;
-  if (c.debugPage === true) debugPage = {};
+  if (c.debugPage === true || (c.debugPage === undefined && process.env[DEBUG_PAGE_ENV] === '1'))
+    debugPage = {};
   else if (c.debugPage !== undefined && c.debugPage !== false) {
     const dp = c.debugPage as unknown;
     if (!isObject(dp)) fail('config.debugPage must be true, false or { token? }');

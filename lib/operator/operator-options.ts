@@ -20,7 +20,8 @@ export interface OperatorController extends Runnable {
   readonly core?: Pick<
     ControllerCore,
     'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason' | 'useFence'
-  >;
+  > &
+    Partial<Pick<ControllerCore, 'history' | 'debugState'>>;
 }
 
 /**
@@ -46,6 +47,12 @@ export interface OperatorOptions {
    * Default false.
    */
   healthServer?: HealthServerConfig | false;
+  /**
+   * Serve the live view (`/debug/`, `/debug/api/`) of every controller on the health server, with one
+   * bounded reconcile history (docs/live-view.md). `{ token }` admits non-loopback clients sending
+   * `Authorization: Bearer <token>`; otherwise loopback clients only. Default false.
+   */
+  debugPage?: boolean | { token?: string };
   /** One Lease gating every controller's workers, or false (each controller as configured). Default false. */
   leaderElection?: LeaderElectionOptions | false;
 }

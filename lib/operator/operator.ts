@@ -8,6 +8,8 @@ import { makeClient } from '../framework/make-client.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import { LeaderElector } from '../leader/leader-elector.js';
 import { HealthServer } from '../observability/health-server.js';
+import { HistoryRecorder } from '../debug/history-recorder.js';
+import type { DebugControllerState } from '../debug/debug-routes.js';
 import type { Logger } from '../observability/logger.js';
 import { InformerCache } from '../watch/informer-cache.js';
 import type { OperatorController, OperatorOptions } from './operator-options.js';
@@ -35,6 +37,8 @@ export class Operator {
   private readonly members: Member[] = [];
   private readonly lifetime = new AbortController();
   private health: HealthServer | undefined;
+  /** The live view's history, shared by every controller (debugPage). */
+  private readonly history: HistoryRecorder | undefined;
   private election: Promise<void> | undefined;
   private elector: LeaderElector | undefined;
   private leaderSignal: AbortSignal | undefined;
@@ -55,6 +59,7 @@ export class Operator {
         ...(options.registry === undefined ? {} : { registry: options.registry }),
         ...(options.logger === undefined ? {} : { logger: options.logger }),
         healthServer: options.healthServer ?? false,
+        ...(options.debugPage === undefined ? {} : { debugPage: options.debugPage }),
         ...(options.collectDefaultMetrics === undefined
           ? {}
           : { collectDefaultMetrics: options.collectDefaultMetrics }),
@@ -66,6 +71,7 @@ export class Operator {
         defaultFinalizer: () => false,
       },
     );
+    if (this.settings.debugPage !== false) this.history = new HistoryRecorder();
     setMaxListeners(0, this.lifetime.signal);
     if (this.settings.collectDefaultMetrics) addProcessMetrics(this.settings.registry);
     this.logger = this.settings.logger.child({ operator: this.settings.name });
@@ -125,6 +131,7 @@ export class Operator {
       externalLeadership: this.settings.leaderElection !== false,
     });
     if (this.elector !== undefined) controller.core?.useFence(this.elector.fence);
+    if (this.history !== undefined && controller.core !== undefined) controller.core.history = this.history;
     const member: Member = { controller, name, started: undefined };
     this.members.push(member);
     if (this.startPromise !== undefined) {
@@ -190,6 +197,15 @@ export class Operator {
     return undefined;
   }
 
+  private debugStates(): DebugControllerState[] {
+    const states: DebugControllerState[] = [];
+    for (const m of this.members) {
+      const state = m.controller.core?.debugState?.();
+      if (state !== undefined) states.push({ ...state, name: m.name });
+    }
+    return states;
+  }
+
   private startMember(member: Member): Promise<void> {
     member.started ??= member.controller.start();
     return member.started;
@@ -207,6 +223,15 @@ export class Operator {
           controllers: () => this.notReady(),
           ...s.healthServer.readinessChecks,
         },
+        ...(this.history === undefined || s.debugPage === false
+          ? {}
+          : {
+              debug: {
+                history: this.history,
+                controllers: () => this.debugStates(),
+                ...(s.debugPage.token === undefined ? {} : { token: s.debugPage.token }),
+              },
+            }),
       });
       const url = await this.health.start(this.lifetime.signal);
       this.logger.info('health server listening', { url });

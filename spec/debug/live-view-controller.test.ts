@@ -1,0 +1,126 @@
+// The live view on a real Controller against the embedded API server: passes recorded with results, errors,
+// attempts and the next retry; a deleted object's history evicted; an Operator's page lists its controllers.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Controller } from '../../lib/controller/controller.js';
+import { Operator } from '../../lib/operator/operator.js';
+import { createLogger } from '../../lib/observability/logger.js';
+import type { ObjectSummary } from '../../lib/debug/history-recorder.js';
+import {
+  eventually,
+  ref,
+  startHarness,
+  widget,
+  WIDGET,
+  type Harness,
+  type Widget,
+} from '../framework/harness.js';
+
+async function objects(url: string): Promise<ObjectSummary[]> {
+  const res = await fetch(`${url}/debug/api/objects`);
+  return ((await res.json()) as { objects: ObjectSummary[] }).objects;
+}
+
+describe('live view on a running controller', () => {
+  let h: Harness;
+  const stops: (() => Promise<void>)[] = [];
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+    await h.close();
+  });
+
+  it('records each pass: success, a failing object with its error, attempt and next retry; evicts on delete', async () => {
+    const ctrl = new Controller<Widget>({
+      name: 'live',
+      kubeConfig: h.kubeConfig,
+      resource: WIDGET,
+      finalizer: false,
+      debugPage: true,
+      healthServer: { host: '127.0.0.1', port: 0 },
+      reconciler: {
+        reconcile: (_ctx, req) => {
+          if (req.object.metadata?.name === 'bad') throw new Error('bucket <b>quota</b> exceeded');
+        },
+      },
+      logger: createLogger({ silent: true }),
+    });
+    stops.push(() => ctrl.stop());
+    await ctrl.start();
+    const url = ctrl.healthUrl ?? '';
+    await h.client.create(widget('good'));
+    await h.client.create(widget('bad'));
+    const bad = await eventually(
+      async () => (await objects(url)).find((o) => o.key.endsWith('/bad') && o.attempt >= 1),
+      15_000,
+      'a retried failure',
+    );
+    expect(bad).toMatchObject({
+      controller: 'live',
+      result: 'error',
+      error: 'reconciler.reconcile: bucket <b>quota</b> exceeded',
+    });
+    expect(bad.nextAt).toBeGreaterThan(bad.startedAt);
+    const good = (await objects(url)).find((o) => o.key.endsWith('/good'));
+    expect(good).toMatchObject({ result: 'success', attempt: 0 });
+    const controllers = (await (await fetch(`${url}/debug/api/controllers`)).json()) as {
+      controllers: { name: string; synced: boolean }[];
+    };
+    expect(controllers.controllers).toEqual([expect.objectContaining({ name: 'live', synced: true })]);
+    await h.client.delete(ref('good'));
+    await eventually(
+      async () => !(await objects(url)).some((o) => o.key.endsWith('/good')),
+      15_000,
+      'eviction',
+    );
+  });
+
+  it('serves nothing under /debug/ unless debugPage is on', async () => {
+    const ctrl = new Controller<Widget>({
+      name: 'off',
+      kubeConfig: h.kubeConfig,
+      resource: WIDGET,
+      healthServer: { host: '127.0.0.1', port: 0 },
+      reconciler: { reconcile: () => undefined },
+      logger: createLogger({ silent: true }),
+    });
+    stops.push(() => ctrl.stop());
+    await ctrl.start();
+    expect((await fetch(`${ctrl.healthUrl ?? ''}/debug/`)).status).toBe(404);
+  });
+
+  it('an Operator shares one history and lists every controller', async () => {
+    const op = new Operator({
+      kubeConfig: h.kubeConfig,
+      debugPage: true,
+      healthServer: { host: '127.0.0.1', port: 0 },
+      logger: createLogger({ silent: true }),
+    });
+    for (const name of ['one', 'two']) {
+      op.addController(
+        new Controller<Widget>({
+          name,
+          kubeConfig: h.kubeConfig,
+          resource: WIDGET,
+          finalizer: false,
+          reconciler: { reconcile: () => undefined },
+          logger: createLogger({ silent: true }),
+        }),
+      );
+    }
+    stops.push(() => op.stop());
+    await op.start();
+    const url = op.healthUrl ?? '';
+    await h.client.create(widget('shared'));
+    await eventually(
+      async () => (await objects(url)).filter((o) => o.key.endsWith('/shared')).length === 2,
+      15_000,
+      'both controllers',
+    );
+    const body = (await (await fetch(`${url}/debug/api/controllers`)).json()) as {
+      controllers: { name: string }[];
+    };
+    expect(body.controllers.map((c) => c.name)).toEqual(['one', 'two']);
+  });
+});
