@@ -74,6 +74,8 @@ function reduce(node, reached) {
   for (const key of Object.keys(node)) {
     if (KEPT.has(key)) out[key] = node[key];
   }
+  // String defaults only (protocol TCP, …): server-side apply fills a list-map key left out with them.
+  if (typeof node.default === 'string' && node.default !== '') out.default = node.default;
   if (node.properties) {
     out.properties = {};
     for (const [k, v] of Object.entries(node.properties)) out.properties[k] = reduce(v, reached);

@@ -13,6 +13,7 @@ interface GeneratedNode {
   $ref?: string;
   type?: string;
   format?: string;
+  default?: string;
   required?: string[];
   enum?: unknown[];
   properties?: Record<string, GeneratedNode>;
@@ -51,6 +52,7 @@ let byKind: Map<string, BuiltInSchema> | undefined;
 const NODE_KEYS = [
   'type',
   'format',
+  'default',
   'required',
   'enum',
   'x-kubernetes-patch-strategy',

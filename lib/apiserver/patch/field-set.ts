@@ -75,7 +75,7 @@ function walk(
     } else {
       for (const item of value) {
         if (!isJsonObject(item)) continue;
-        const itemPath = [...path, `k:${JSON.stringify(keyOf(item, strategy.keys))}`];
+        const itemPath = [...path, `k:${JSON.stringify(keyOf(item, strategy.keys, strategy.defaults))}`];
         set.add(pathKey([...itemPath, '.']));
         for (const [key, child] of Object.entries(item)) {
           if (child !== undefined) walk(child, [...itemPath, `f:${key}`], [...names, key], kind, set);
@@ -88,9 +88,16 @@ function walk(
 }
 
 /** The identity of a keyed list item: its key fields, in the order given (kube sorts them by name). */
-export function keyOf(item: JsonObject, keys: readonly string[]): JsonObject {
+export function keyOf(
+  item: JsonObject,
+  keys: readonly string[],
+  defaults: Record<string, unknown> = {},
+): JsonObject {
   const key: JsonObject = {};
-  for (const name of keys) if (item[name] !== undefined) key[name] = item[name];
+  for (const name of keys) {
+    const value = item[name] ?? defaults[name];
+    if (value !== undefined) key[name] = value;
+  }
   return key;
 }
 

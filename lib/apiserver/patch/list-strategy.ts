@@ -8,7 +8,15 @@ import { schemaAtPath } from './schema-path.js';
  * - `set`: a list of scalars merged as a union (kube's `patchStrategy: merge` on primitive lists);
  * - `atomic`: the list is replaced as a whole.
  */
-export type ListStrategy = { type: 'map'; keys: string[] } | { type: 'set' } | { type: 'atomic' };
+export type ListStrategy =
+  | {
+      type: 'map';
+      keys: string[];
+      /** Schema defaults of key fields (a built-in port's `protocol: TCP`): used when an item leaves one out. */
+      defaults?: Record<string, unknown>;
+    }
+  | { type: 'set' }
+  | { type: 'atomic' };
 
 /**
  * Which rules a built-in list follows: `apply` (server-side apply and managedFields: the OpenAPI's
@@ -90,8 +98,14 @@ function builtInListStrategy(node: BuiltInSchema | undefined, mode: MergeMode): 
     if (type === 'set') return SET;
     if (type === 'atomic') return ATOMIC;
     const keys = node['x-kubernetes-list-map-keys'];
-    if (type === 'map' && Array.isArray(keys) && keys.length > 0)
-      return { type: 'map', keys: [...keys].sort() };
+    if (type === 'map' && Array.isArray(keys) && keys.length > 0) {
+      const defaults: Record<string, unknown> = {};
+      for (const key of keys) {
+        const value = node.items?.properties?.[key]?.default;
+        if (value !== undefined) defaults[key] = value;
+      }
+      return { type: 'map', keys: [...keys].sort(), defaults };
+    }
   }
   const strategies = (node['x-kubernetes-patch-strategy'] ?? '').split(',');
   if (!strategies.includes('merge')) return ATOMIC;

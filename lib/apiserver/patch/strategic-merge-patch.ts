@@ -129,7 +129,8 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], rules:
         'Invalid',
       );
     }
-    const missing = keys.find((key) => item[key] === undefined);
+    const defaults = strategy.defaults ?? {};
+    const missing = keys.find((key) => item[key] === undefined && defaults[key] === undefined);
     if (missing !== undefined && item[PATCH] !== 'delete') {
       throw new PatchError(
         `map: ${JSON.stringify(item)} does not contain declared merge key: ${missing}`,
@@ -138,7 +139,9 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], rules:
       );
     }
     const index = result.findIndex(
-      (existing) => isJsonObject(existing) && keys.every((key) => jsonEqual(existing[key], item[key])),
+      (existing) =>
+        isJsonObject(existing) &&
+        keys.every((key) => jsonEqual(existing[key] ?? defaults[key], item[key] ?? defaults[key])),
     );
     if (item[PATCH] === 'delete') {
       if (index >= 0) result.splice(index, 1);
@@ -160,7 +163,7 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], rules:
 function reorder(list: unknown[], order: unknown[], path: string[], rules: MergeRules): unknown[] {
   const strategy = listStrategyFor(path, rules.kind, rules.mode);
   const identity = (item: unknown): unknown =>
-    strategy.type === 'map' && isJsonObject(item) ? keyOf(item, strategy.keys) : item;
+    strategy.type === 'map' && isJsonObject(item) ? keyOf(item, strategy.keys, strategy.defaults) : item;
   const remaining = [...list];
   const result: unknown[] = [];
   for (const wanted of order) {

@@ -179,6 +179,20 @@ describe('server-side apply on built-ins follows the schema', () => {
   });
 });
 
+describe('server-side apply with a list-map key left to its default', () => {
+  it('re-applying a Service whose port names no protocol succeeds; the key carries TCP', async () => {
+    const name = uniqueName('svc');
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }] } };
+    const path = `${NS}/services/${name}?fieldManager=m`;
+    expect((await api('PATCH', path, svc, APPLY)).status).toBe(201);
+    const again = await api('PATCH', path, svc, APPLY);
+    expect(again.status).toBe(200);
+    expect(again.body.spec.ports).toHaveLength(1);
+    const entry = again.body.metadata.managedFields.find((m: any) => m.manager === 'm');
+    expect(Object.keys(entry.fieldsV1['f:spec']['f:ports'])).toEqual(['k:{"port":80,"protocol":"TCP"}']);
+  });
+});
+
 describe('/openapi/v3 for built-ins', () => {
   it('kubectl explain deployment.spec shows the fields and their descriptions', async () => {
     const r = await kubectl(target, ['explain', 'deployment.spec']);
