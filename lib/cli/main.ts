@@ -8,6 +8,7 @@ commands:
   dev <entry.js>    run your operator against an embedded API server (or KUBECONFIG's cluster), CRDs installed
   apiserver         run the embedded API server
   run-spec <f.yaml> run a declarative operator (YAML: sources, pipeline, target) until Ctrl-C
+  plan <entry.js>   what your operator would change, object by object, without changing anything
 `;
 
 const io = {
@@ -39,6 +40,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command === 'plan') return (await import('./plan-command.js')).runPlanCommand(rest, io);
   if (command === 'init') return (await import('./init-command.js')).runInitCommand(rest, io);
   if (command === 'apiserver' || command === 'dev' || command === 'run-spec') {
     const stop = signalsToAbort();

@@ -1,0 +1,133 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Framework } from '../framework/framework.js';
+import { loadKubeConfig } from '../kube/kube-config.js';
+import { plan, type Plan } from '../plan/plan.js';
+import type { CommandIo } from './apiserver-command.js';
+
+type PlanIo = Pick<CommandIo, 'stdout' | 'stderr'>;
+
+const USAGE = `usage: reconcilekit plan <entry.js> [--kubeconfig FILE] [-n NAMESPACE] [-l SELECTOR] [-o table|json]
+
+Loads your operator's entry module without starting it and prints what it would change, object by object.
+The module must export its Framework as \`framework\` (or as the default export) and start it only when run
+as the main module. Exit code: 0 nothing would change, 2 changes are planned, 1 errors.
+`;
+
+interface PlanArgs {
+  entry: string;
+  kubeconfig?: string;
+  namespace?: string;
+  selector?: string;
+  output: 'table' | 'json';
+}
+
+function parse(argv: readonly string[]): PlanArgs | string {
+  const out: Partial<PlanArgs> = { output: 'table' };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--kubeconfig') out.kubeconfig = value();
+    else if (arg === '-n' || arg === '--namespace') out.namespace = value();
+    else if (arg === '-l' || arg === '--selector') out.selector = value();
+    else if (arg === '-o' || arg === '--output') {
+      const o = value();
+      if (o !== 'table' && o !== 'json') return `-o must be table or json, got "${o}"`;
+      out.output = o;
+    } else if (arg.startsWith('-')) return `unknown option "${arg}"`;
+    else if (out.entry !== undefined) return `one entry module only, got "${out.entry}" and "${arg}"`;
+    else out.entry = arg;
+  }
+  if (out.entry === undefined) return 'give the entry module: reconcilekit plan ./dist/main.js';
+  return out as PlanArgs;
+}
+
+function table(result: Plan): string {
+  const rows = [['OBJECT', 'SET', 'RESOURCE', 'CREATE', 'UPDATE', 'DELETE', 'NOTE']];
+  for (const o of result.objects) {
+    const name = o.namespace === undefined ? o.name : `${o.namespace}/${o.name}`;
+    if (o.error !== undefined) rows.push([name, '', '', '', '', '', `error: ${o.error}`]);
+    for (const r of o.resources) {
+      const count = (p: string): string => String(r.parts.filter((x) => x.part === p).length);
+      const note = r.notPlannable === undefined ? '' : `not plannable: ${r.notPlannable}`;
+      rows.push([
+        name,
+        String(o.resourceSet ?? ''),
+        r.resource,
+        count('create'),
+        count('update'),
+        count('delete'),
+        note,
+      ]);
+    }
+  }
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
+  const lines = rows.map((r) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
+  lines.push(
+    `Plan: ${result.changes} change(s) over ${result.objects.length} object(s), ${result.errors} with errors.`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** `reconcilekit plan`: returns 0 (no changes), 2 (changes planned) or 1 (errors). */
+export async function runPlanCommand(argv: readonly string[], io: PlanIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  let args: PlanArgs | string;
+  try {
+    args = parse(argv);
+  } catch (err) {
+    args = (err as Error).message;
+  }
+  if (typeof args === 'string') {
+    io.stderr(`reconcilekit plan: ${args}\n${USAGE}`);
+    return 1;
+  }
+  const path = resolve(args.entry);
+  if (!existsSync(path)) {
+    io.stderr(`reconcilekit plan: entry module ${path} does not exist (build your operator first?)\n`);
+    return 1;
+  }
+  // The entry builds its Framework at import, which reads KUBECONFIG: point it at --kubeconfig first.
+  if (args.kubeconfig !== undefined) process.env.KUBECONFIG = resolve(args.kubeconfig);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (err) {
+    io.stderr(`reconcilekit plan: loading ${path} failed: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const framework = mod.framework ?? mod.default;
+  if (!(framework instanceof Framework)) {
+    io.stderr(
+      `reconcilekit plan: ${path} exports no Framework: add \`export const framework = new Framework({...})\` (or export it as default)\n`,
+    );
+    return 1;
+  }
+  try {
+    const options: Parameters<typeof plan>[1] = {};
+    if (args.kubeconfig !== undefined)
+      options.kubeConfig = loadKubeConfig({ ...process.env, KUBECONFIG: args.kubeconfig });
+    if (args.namespace !== undefined) options.namespace = args.namespace;
+    if (args.selector !== undefined) options.labelSelector = args.selector;
+    const result = await plan(framework, options);
+    io.stdout(args.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : table(result));
+    if (result.errors > 0) return 1;
+    return result.changes > 0 ? 2 : 0;
+  } catch (err) {
+    io.stderr(`reconcilekit plan: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
