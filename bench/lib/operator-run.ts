@@ -11,6 +11,8 @@ export interface SystemUnderTest {
   label: string;
   system: SystemName;
   workers: number;
+  /** Extra environment of the operator child (e.g. the live view on). */
+  env?: Record<string, string>;
 }
 
 export const RECONCILEKIT_8: SystemUnderTest = {
@@ -28,6 +30,14 @@ export const HAND_WRITTEN: SystemUnderTest = {
   label: 'client-node 1.4 informer, hand-written',
   system: 'hand-written',
   workers: 1,
+};
+
+/** reconcilekit with the live view's history on (debugPage via RECONCILEKIT_DEBUG_PAGE): its overhead (issue 20). */
+export const RECONCILEKIT_8_LIVE_VIEW: SystemUnderTest = {
+  label: 'reconcilekit, 8 workers, live view on',
+  system: 'reconcilekit',
+  workers: 8,
+  env: { RECONCILEKIT_DEBUG_PAGE: '1' },
 };
 
 /** The same work through the reconcile-function front end (`Controller`) on the same engine. */
@@ -75,6 +85,7 @@ export const SYSTEMS: readonly SystemUnderTest[] = [
 /** Workload 2 also compares the two front ends of the engine. */
 export const END_TO_END_SYSTEMS: readonly SystemUnderTest[] = [
   RECONCILEKIT_8,
+  RECONCILEKIT_8_LIVE_VIEW,
   RECONCILEKIT_1,
   RECONCILEKIT_CONTROLLER_8,
   RECONCILEKIT_CONTROLLER_1,
@@ -128,7 +139,7 @@ export async function loadOperator(
   const child = Child.fork(
     'operators/operator-child.js',
     [sut.system, target.kubeconfigPath, target.namespace, String(sut.workers)],
-    { env: { KUBECONFIG: target.kubeconfigPath, ...env }, execArgv },
+    { env: { KUBECONFIG: target.kubeconfigPath, ...sut.env, ...env }, execArgv },
   );
   await child.next('loaded', 60_000);
   return {

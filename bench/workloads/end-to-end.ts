@@ -16,6 +16,7 @@ import {
   CONTROLLER_RUNTIME_8,
   DOT_I,
   END_TO_END_SYSTEMS,
+  RECONCILEKIT_8_LIVE_VIEW,
   FLOOR,
   HAND_WRITTEN,
   RECONCILEKIT_1,
@@ -187,7 +188,13 @@ function checks(summaries: Map<SystemUnderTest, Summary>, where: string): Target
   const speedDot = dotI / rk8;
   const speedHand = hand / rk8;
   const speed1 = hand / rk1;
+  const live = (summaries.get(RECONCILEKIT_8_LIVE_VIEW)?.median ?? Number.NaN) / rk8;
   return [
+    {
+      target: `[${where}] live view (debugPage history) on: ≤ 5 % slower than off`,
+      actual: `${formatNumber((live - 1) * 100, 1)} % (median on / off)`,
+      met: live <= 1.05,
+    },
     {
       target: `[${where}] reconcilekit with 8 workers ≥ 5× faster than both peers`,
       actual: `${formatNumber(speedDot, 2)}× @dot-i, ${formatNumber(speedHand, 2)}× hand-written`,
