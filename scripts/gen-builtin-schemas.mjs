@@ -26,9 +26,21 @@ function specDir() {
 /** Group/version → the kinds kept (the served ones and the ones operators manage). */
 const KINDS = {
   'core/v1': [
-    'Namespace', 'ConfigMap', 'Secret', 'Service', 'ServiceAccount', 'Endpoints', 'Pod', 'Event',
-    'PersistentVolumeClaim', 'PersistentVolume', 'ReplicationController', 'Node', 'PodTemplate',
-    'LimitRange', 'ResourceQuota',
+    'Namespace',
+    'ConfigMap',
+    'Secret',
+    'Service',
+    'ServiceAccount',
+    'Endpoints',
+    'Pod',
+    'Event',
+    'PersistentVolumeClaim',
+    'PersistentVolume',
+    'ReplicationController',
+    'Node',
+    'PodTemplate',
+    'LimitRange',
+    'ResourceQuota',
   ],
   'apps/v1': ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ControllerRevision'],
   'batch/v1': ['Job', 'CronJob'],
@@ -55,17 +67,29 @@ function fileOf(groupVersion) {
 
 const REF_PREFIX = '#/components/schemas/';
 const KEPT = new Set([
-  'type', 'format', 'required', 'enum',
-  'x-kubernetes-patch-strategy', 'x-kubernetes-patch-merge-key',
-  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type',
-  'x-kubernetes-int-or-string', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource',
+  'type',
+  'format',
+  'required',
+  'enum',
+  'x-kubernetes-patch-strategy',
+  'x-kubernetes-patch-merge-key',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
   'x-kubernetes-unions',
 ]);
 
 /** One schema node reduced to what the server uses; `$ref` (also behind allOf) becomes `$ref: <name>`. */
 function reduce(node, reached) {
   const out = {};
-  const refHolder = node.$ref ? node : node.allOf?.length === 1 && node.allOf[0].$ref ? node.allOf[0] : undefined;
+  const refHolder = node.$ref
+    ? node
+    : node.allOf?.length === 1 && node.allOf[0].$ref
+      ? node.allOf[0]
+      : undefined;
   if (refHolder) {
     const name = refHolder.$ref.slice(REF_PREFIX.length);
     reached.push(name);
@@ -83,7 +107,9 @@ function reduce(node, reached) {
   if (node.items) out.items = reduce(node.items, reached);
   if (node.additionalProperties !== undefined) {
     out.additionalProperties =
-      typeof node.additionalProperties === 'object' ? reduce(node.additionalProperties, reached) : node.additionalProperties;
+      typeof node.additionalProperties === 'object'
+        ? reduce(node.additionalProperties, reached)
+        : node.additionalProperties;
   }
   if (node['x-kubernetes-group-version-kind']) {
     out['x-kubernetes-group-version-kind'] = node['x-kubernetes-group-version-kind'];
@@ -100,7 +126,10 @@ if (!existsSync(dir)) {
 // Definitions are identical across documents; Scale (autoscaling/v1) is only in the core and apps ones.
 const schemas = {};
 for (const groupVersion of Object.keys(KINDS)) {
-  Object.assign(schemas, JSON.parse(readFileSync(join(dir, fileOf(groupVersion)), 'utf8')).components.schemas);
+  Object.assign(
+    schemas,
+    JSON.parse(readFileSync(join(dir, fileOf(groupVersion)), 'utf8')).components.schemas,
+  );
 }
 const byGvk = new Map();
 for (const [name, schema] of Object.entries(schemas)) {
@@ -132,12 +161,17 @@ while (queue.length > 0) {
   definitions[name] = reduce(schema, reached);
   const text = {};
   if (schema.description) text[''] = schema.description;
-  for (const [prop, child] of Object.entries(schema.properties ?? {})) if (child.description) text[prop] = child.description;
+  for (const [prop, child] of Object.entries(schema.properties ?? {}))
+    if (child.description) text[prop] = child.description;
   descriptions[name] = text;
   queue.push(...reached);
 }
 
-const sorted = Object.fromEntries(Object.keys(definitions).sort().map((k) => [k, definitions[k]]));
+const sorted = Object.fromEntries(
+  Object.keys(definitions)
+    .sort()
+    .map((k) => [k, definitions[k]]),
+);
 const out = join(root, 'lib/apiserver/builtin/generated/builtin-schemas.json');
 mkdirSync(dirname(out), { recursive: true });
 const body = JSON.stringify({
@@ -147,7 +181,13 @@ const body = JSON.stringify({
 });
 writeFileSync(out, `${body}\n`);
 const descOut = join(dirname(out), 'builtin-descriptions.json');
-const descBody = JSON.stringify(Object.fromEntries(Object.keys(descriptions).sort().map((k) => [k, descriptions[k]])));
+const descBody = JSON.stringify(
+  Object.fromEntries(
+    Object.keys(descriptions)
+      .sort()
+      .map((k) => [k, descriptions[k]]),
+  ),
+);
 writeFileSync(descOut, `${descBody}\n`);
 console.log(`${out}: ${Object.keys(sorted).length} definitions, ${kinds.length} kinds, ${body.length} bytes`);
 console.log(`${descOut}: ${descBody.length} bytes`);
