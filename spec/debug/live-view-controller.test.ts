@@ -1,19 +1,11 @@
 // The live view on a real Controller against the embedded API server: passes recorded with results, errors,
 // attempts and the next retry; a deleted object's history evicted; an Operator's page lists its controllers.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Controller } from '../../lib/controller/controller.js';
 import { Operator } from '../../lib/operator/operator.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { ObjectSummary } from '../../lib/debug/history-recorder.js';
-import {
-  eventually,
-  ref,
-  startHarness,
-  widget,
-  WIDGET,
-  type Harness,
-  type Widget,
-} from '../framework/harness.js';
+import { eventually, ref, useHarness, widget, WIDGET, type Widget } from '../framework/harness.js';
 
 async function objects(url: string): Promise<ObjectSummary[]> {
   const res = await fetch(`${url}/debug/api/objects`);
@@ -21,20 +13,12 @@ async function objects(url: string): Promise<ObjectSummary[]> {
 }
 
 describe('live view on a running controller', () => {
-  let h: Harness;
-  const stops: (() => Promise<void>)[] = [];
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-  afterEach(async () => {
-    for (const stop of stops.splice(0)) await stop();
-    await h.close();
-  });
+  const t = useHarness();
 
   it('records each pass: success, a failing object with its error, attempt and next retry; evicts on delete', async () => {
     const ctrl = new Controller<Widget>({
       name: 'live',
-      kubeConfig: h.kubeConfig,
+      kubeConfig: t.h.kubeConfig,
       resource: WIDGET,
       finalizer: false,
       debugPage: true,
@@ -46,11 +30,11 @@ describe('live view on a running controller', () => {
       },
       logger: createLogger({ silent: true }),
     });
-    stops.push(() => ctrl.stop());
+    t.stops.push(() => ctrl.stop());
     await ctrl.start();
     const url = ctrl.healthUrl ?? '';
-    await h.client.create(widget('good'));
-    await h.client.create(widget('bad'));
+    await t.h.client.create(widget('good'));
+    await t.h.client.create(widget('bad'));
     const bad = await eventually(
       async () => (await objects(url)).find((o) => o.key.endsWith('/bad') && o.attempt >= 1),
       15_000,
@@ -68,7 +52,7 @@ describe('live view on a running controller', () => {
       controllers: { name: string; synced: boolean }[];
     };
     expect(controllers.controllers).toEqual([expect.objectContaining({ name: 'live', synced: true })]);
-    await h.client.delete(ref('good'));
+    await t.h.client.delete(ref('good'));
     await eventually(
       async () => !(await objects(url)).some((o) => o.key.endsWith('/good')),
       15_000,
@@ -79,20 +63,20 @@ describe('live view on a running controller', () => {
   it('serves nothing under /debug/ unless debugPage is on', async () => {
     const ctrl = new Controller<Widget>({
       name: 'off',
-      kubeConfig: h.kubeConfig,
+      kubeConfig: t.h.kubeConfig,
       resource: WIDGET,
       healthServer: { host: '127.0.0.1', port: 0 },
       reconciler: { reconcile: () => undefined },
       logger: createLogger({ silent: true }),
     });
-    stops.push(() => ctrl.stop());
+    t.stops.push(() => ctrl.stop());
     await ctrl.start();
     expect((await fetch(`${ctrl.healthUrl ?? ''}/debug/`)).status).toBe(404);
   });
 
   it('an Operator shares one history and lists every controller', async () => {
     const op = new Operator({
-      kubeConfig: h.kubeConfig,
+      kubeConfig: t.h.kubeConfig,
       debugPage: true,
       healthServer: { host: '127.0.0.1', port: 0 },
       logger: createLogger({ silent: true }),
@@ -101,7 +85,7 @@ describe('live view on a running controller', () => {
       op.addController(
         new Controller<Widget>({
           name,
-          kubeConfig: h.kubeConfig,
+          kubeConfig: t.h.kubeConfig,
           resource: WIDGET,
           finalizer: false,
           reconciler: { reconcile: () => undefined },
@@ -109,10 +93,10 @@ describe('live view on a running controller', () => {
         }),
       );
     }
-    stops.push(() => op.stop());
+    t.stops.push(() => op.stop());
     await op.start();
     const url = op.healthUrl ?? '';
-    await h.client.create(widget('shared'));
+    await t.h.client.create(widget('shared'));
     await eventually(
       async () => (await objects(url)).filter((o) => o.key.endsWith('/shared')).length === 2,
       15_000,

@@ -2,7 +2,7 @@
 // line (failedAt), the Warning Event and the error condition, while the error itself reaches the author
 // unwrapped.
 import { Writable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Controller } from '../../lib/controller/controller.js';
 import { failureSite } from '../../lib/errors/failure-site.js';
 import { Framework } from '../../lib/framework/framework.js';
@@ -11,7 +11,7 @@ import { createLogger } from '../../lib/observability/logger.js';
 import { CRUDResource } from '../../lib/resource/crud-resource.js';
 import { Patch } from '../../lib/resource/patch.js';
 import { ResourceSet } from '../../lib/router/resource-set.js';
-import { eventually, ref, startHarness, widget, WIDGET, type Harness, type Widget } from './harness.js';
+import { eventually, ref, useHarness, widget, WIDGET, type Harness, type Widget } from './harness.js';
 
 type WithStatus = Widget & { status?: { conditions?: StatusCondition[] } };
 
@@ -47,15 +47,7 @@ function jsonLines(into: Record<string, unknown>[]): ReturnType<typeof createLog
 }
 
 describe('where a pass failed', () => {
-  let h: Harness;
-  const stops: (() => Promise<void>)[] = [];
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-  afterEach(async () => {
-    for (const stop of stops.splice(0)) await stop();
-    await h.close();
-  });
+  const t = useHarness();
 
   it('names the resource and CRUD step in the log line, the Warning Event and the error condition', async () => {
     const thrown: unknown[] = [];
@@ -78,20 +70,20 @@ describe('where a pass failed', () => {
     const lines: Record<string, unknown>[] = [];
     const fw = new Framework<Widget>({
       name: 'sites',
-      kubeConfig: h.kubeConfig,
+      kubeConfig: t.h.kubeConfig,
       resource: WIDGET,
       resourceSets: [new ResourceSet<Widget>({ resources: [configMap] })],
       logger: jsonLines(lines),
     });
-    stops.push(() => fw.stop());
+    t.stops.push(() => fw.stop());
     await fw.start();
-    await h.client.create(widget('w'));
+    await t.h.client.create(widget('w'));
 
     const where = 'resource "configmap" step newUpdatePatch';
-    const event = await eventually(() => warningFor(h, 'w'), 10_000, 'a Warning Event');
+    const event = await eventually(() => warningFor(t.h, 'w'), 10_000, 'a Warning Event');
     expect(event.message).toBe(`${where}: quota exceeded for configmaps`);
     const obj = await eventually(async () => {
-      const o = await h.client.get<WithStatus>(ref('w'));
+      const o = await t.h.client.get<WithStatus>(ref('w'));
       return getCondition(o.status?.conditions, 'Ready') === undefined ? undefined : o;
     });
     expect(getCondition(obj.status?.conditions, 'Ready')).toMatchObject({
@@ -109,7 +101,7 @@ describe('where a pass failed', () => {
   it('names the reconciler function of a Controller (reconcile, or cleanup on deletion)', async () => {
     const ctrl = new Controller<Widget>({
       name: 'sites-ctrl',
-      kubeConfig: h.kubeConfig,
+      kubeConfig: t.h.kubeConfig,
       resource: WIDGET,
       reconciler: {
         reconcile: () => {
@@ -118,10 +110,10 @@ describe('where a pass failed', () => {
       },
       logger: createLogger({ silent: true }),
     });
-    stops.push(() => ctrl.stop());
+    t.stops.push(() => ctrl.stop());
     await ctrl.start();
-    await h.client.create(widget('c'));
-    const event = await eventually(() => warningFor(h, 'c'), 10_000, 'a Warning Event');
+    await t.h.client.create(widget('c'));
+    const event = await eventually(() => warningFor(t.h, 'c'), 10_000, 'a Warning Event');
     expect(event.message).toBe('reconciler.reconcile: cannot reach the cloud');
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { afterEach, beforeEach } from 'vitest';
 import { startApiServer, type ApiServer } from '../../lib/apiserver/index.js';
 import { ObjectClient } from '../../lib/kube/object-client.js';
 import { cleanUpSharedServer, REAL_BACKEND } from '../real/real-backend.js';
@@ -106,6 +107,22 @@ async function startRealHarness(): Promise<Harness> {
       client.close();
     },
   };
+}
+
+/**
+ * A fresh harness per test (`t.h`) and stop functions (`t.stops`) run after the test, before the harness
+ * closes: the set-up of a describe block whose tests each start controllers.
+ */
+export function useHarness(): { h: Harness; stops: (() => Promise<void>)[] } {
+  const t = { h: undefined as unknown as Harness, stops: [] as (() => Promise<void>)[] };
+  beforeEach(async () => {
+    t.h = await startHarness();
+  });
+  afterEach(async () => {
+    for (const stop of t.stops.splice(0)) await stop();
+    await t.h.close();
+  });
+  return t;
 }
 
 export function widget(

@@ -2,12 +2,12 @@
 // async, a failing or hanging one named in /readyz?verbose), the process metrics on the controller's
 // registry (opt-out), and controller_runtime_reconcile_panics_total for programming errors.
 import { Registry } from 'prom-client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Controller } from '../../lib/controller/controller.js';
 import { InvalidConfigError } from '../../lib/errors/invalid-config-error.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { isPanic } from '../../lib/observability/controller-metrics.js';
-import { eventually, startHarness, widget, WIDGET, type Harness, type Widget } from './harness.js';
+import { eventually, useHarness, widget, WIDGET, type Widget } from './harness.js';
 
 async function get(url: string): Promise<{ status: number; body: string }> {
   const res = await fetch(url);
@@ -15,21 +15,13 @@ async function get(url: string): Promise<{ status: number; body: string }> {
 }
 
 describe('health checks and metrics', () => {
-  let h: Harness;
-  const stops: (() => Promise<void>)[] = [];
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-  afterEach(async () => {
-    for (const stop of stops.splice(0)) await stop();
-    await h.close();
-  });
+  const t = useHarness();
 
   it('serves your readiness and liveness checks next to the engine’s, sync and async, with reasons', async () => {
     let database: string | undefined = 'database not reachable';
     const ctrl = new Controller<Widget>({
       name: 'checks',
-      kubeConfig: h.kubeConfig,
+      kubeConfig: t.h.kubeConfig,
       resource: WIDGET,
       reconciler: { reconcile: () => undefined },
       healthServer: {
@@ -46,7 +38,7 @@ describe('health checks and metrics', () => {
       },
       logger: createLogger({ silent: true }),
     });
-    stops.push(() => ctrl.stop());
+    t.stops.push(() => ctrl.stop());
     await ctrl.start();
     const url = ctrl.healthUrl ?? '';
     const notReady = await get(`${url}/readyz?verbose`);
@@ -65,7 +57,7 @@ describe('health checks and metrics', () => {
     const make = (readinessChecks: Record<string, unknown>) =>
       new Controller<Widget>({
         name: 'bad-checks',
-        kubeConfig: h.kubeConfig,
+        kubeConfig: t.h.kubeConfig,
         resource: WIDGET,
         reconciler: { reconcile: () => undefined },
         healthServer: { port: 0, readinessChecks: readinessChecks as never },
@@ -87,7 +79,7 @@ describe('health checks and metrics', () => {
     ] as const) {
       new Controller<Widget>({
         name: `metrics-${String(collect)}`,
-        kubeConfig: h.kubeConfig,
+        kubeConfig: t.h.kubeConfig,
         resource: WIDGET,
         reconciler: { reconcile: () => undefined },
         registry,
@@ -108,7 +100,7 @@ describe('health checks and metrics', () => {
     const registry = new Registry();
     const ctrl = new Controller<Widget>({
       name: 'panicky',
-      kubeConfig: h.kubeConfig,
+      kubeConfig: t.h.kubeConfig,
       resource: WIDGET,
       registry,
       reconciler: {
@@ -123,10 +115,10 @@ describe('health checks and metrics', () => {
       },
       logger: createLogger({ silent: true }),
     });
-    stops.push(() => ctrl.stop());
+    t.stops.push(() => ctrl.stop());
     await ctrl.start();
-    await h.client.create(widget('bug'));
-    await h.client.create(widget('flaky'));
+    await t.h.client.create(widget('bug'));
+    await t.h.client.create(widget('flaky'));
     const value = async (name: string): Promise<number> =>
       (await registry.getSingleMetric(name)?.get())?.values.find((v) => v.labels.controller === 'panicky')
         ?.value ?? 0;
