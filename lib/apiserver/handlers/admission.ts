@@ -87,11 +87,26 @@ function schemaWithoutMeta(schema: JSONSchemaProps): JSONSchemaProps {
   return { ...schema, properties, required };
 }
 
+/** What admitSchema does besides pruning, defaulting and validating. */
+export interface AdmitOptions {
+  /**
+   * A main-resource update of a type with a status subresource: the status is reset to this (the stored)
+   * object's after decoding and before validation, as kube's PrepareForUpdate does, so schema checks and
+   * CEL rules see the stored status, never the one the client sent.
+   */
+  statusFrom?: JsonObject;
+}
+
 /**
  * Custom resources: prunes unknown fields (honouring fieldValidation Strict/Warn/Ignore), applies
  * defaults and validates against the version's structural schema. Mutates and returns `obj`.
  */
-export function admitSchema(ctx: RequestContext, obj: JsonObject, old?: JsonObject): JsonObject {
+export function admitSchema(
+  ctx: RequestContext,
+  obj: JsonObject,
+  old?: JsonObject,
+  opts: AdmitOptions = {},
+): JsonObject {
   const schema = ctx.version.schema;
   if (schema === undefined) return ctx.type.builtin ? admitBuiltIn(ctx, obj) : obj;
   const { apiVersion, kind, metadata, ...body } = obj;
@@ -106,6 +121,12 @@ export function admitSchema(ctx: RequestContext, obj: JsonObject, old?: JsonObje
   }
   reportUnknownFields(ctx, unknown);
   applySchemaDefaults(body, bodySchema);
+  if (opts.statusFrom !== undefined) {
+    // k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go PrepareForUpdate runs after
+    // the decoder pruned and defaulted the body and before ValidateUpdate.
+    if (opts.statusFrom.status === undefined) delete body.status;
+    else body.status = opts.statusFrom.status;
+  }
   const causes = validateAgainstSchema(body, bodySchema);
   const admitted = { apiVersion, kind, metadata: meta, ...body };
   if (schemaHasRules(schema)) {

@@ -136,13 +136,19 @@ export function updateObject(
       metadataOf(next).generation = (typeof cm.generation === 'number' ? cm.generation : 0) + 1;
     }
   } else {
-    next = admitSchema(ctx, { ...candidate, metadata: { ...candMeta } }, presentObject(ctx, current));
+    const resetsStatus = type.statusSubresource && !isNamespaceType(type);
+    next = admitSchema(
+      ctx,
+      { ...candidate, metadata: { ...candMeta } },
+      presentObject(ctx, current),
+      resetsStatus ? { statusFrom: current } : {},
+    );
     const meta = metadataOf(next);
     for (const field of SERVER_MANAGED) {
       if (cm[field] === undefined) Reflect.deleteProperty(meta, field);
       else meta[field] = cm[field];
     }
-    if (type.statusSubresource && !isNamespaceType(type)) {
+    if (resetsStatus) {
       if (current.status === undefined) delete next.status;
       else next.status = current.status;
     }
