@@ -38,6 +38,13 @@ export interface KubeApiServer {
   /** The CA of the serving and client certificates. */
   readonly certificateAuthority: CertificateAuthority;
   readonly assets: EnvtestAssets;
+  /**
+   * Stops kube-apiserver (SIGTERM) and starts it again on the same port with the same flags, keeping etcd
+   * and its data; resolves once it is ready again. Clients see their connections drop and their watches
+   * end; a watch resumed from a resourceVersion older than the new watch cache gets 410 Gone, so this is
+   * how a test (or the bench) makes operators relist on a real server.
+   */
+  restartApiServer(): Promise<void>;
   /** Stops kube-apiserver, then etcd, and removes the scratch directory. Idempotent. */
   close(): Promise<void>;
 }
@@ -202,7 +209,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       options.signal,
     );
     const url = `https://127.0.0.1:${String(apiPort)}`;
-    const apiServer = new SupervisedProcess('kube-apiserver', assets.kubeApiServer, [
+    const apiServerArgs = [
       `--etcd-servers=${etcdUrl}`,
       `--secure-port=${String(apiPort)}`,
       '--bind-address=127.0.0.1',
@@ -220,23 +227,37 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       '--allow-privileged=true',
       '--profiling=false',
       ...(options.apiServerFlags ?? []),
-    ]);
-    processes.push(apiServer);
+    ];
     const tls = { ca: ca.cert, cert: admin.cert, key: admin.key };
-    await waitUntil(
-      'kube-apiserver',
-      apiServer,
-      async () =>
-        (await get(`${url}/readyz`, tls)) === 200 &&
-        (await get(`${url}/api/v1/namespaces/default`, tls)) === 200,
-      deadline,
-      options.signal,
-    );
+    const launch = async (until: number, signal: AbortSignal | undefined): Promise<SupervisedProcess> => {
+      const apiServer = new SupervisedProcess('kube-apiserver', assets.kubeApiServer, apiServerArgs);
+      processes.push(apiServer);
+      await waitUntil(
+        'kube-apiserver',
+        apiServer,
+        async () =>
+          (await get(`${url}/readyz`, tls)) === 200 &&
+          (await get(`${url}/api/v1/namespaces/default`, tls)) === 200,
+        until,
+        signal,
+      );
+      return apiServer;
+    };
+    let apiServer = await launch(deadline, options.signal);
+    const restartApiServer = async (): Promise<void> => {
+      if (closing !== undefined) throw new Error('restartApiServer: the backend is closed');
+      await apiServer.stop();
+      processes.splice(processes.indexOf(apiServer), 1);
+      apiServer = await launch(
+        Date.now() + (options.startTimeoutMs ?? DEFAULT_KUBE_APISERVER_START_TIMEOUT_MS),
+        undefined,
+      );
+    };
     const kubeconfig = buildKubeconfig(url, undefined, 'default', {
       caData: ca.cert,
       clientCertificate: admin,
     });
-    return { url, kubeconfig, certificateAuthority: ca, assets, close };
+    return { url, kubeconfig, certificateAuthority: ca, assets, restartApiServer, close };
   } catch (e) {
     await close();
     throw e;

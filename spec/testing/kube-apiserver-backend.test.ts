@@ -14,6 +14,7 @@ import {
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   isEnvtestAssetsError,
@@ -140,4 +141,53 @@ describe('kube-apiserver backend: bad input', () => {
     parent.kill('SIGKILL');
     expect(await eventually(() => !alive(orphan))).toBe(true);
   }, 90_000);
+});
+
+// A real start (make test-real sets KUBEBUILDER_ASSETS): restartApiServer keeps etcd and the port, and a
+// watch resumed from before the restart gets 410 Expired, which is what makes an informer relist.
+describe.skipIf(!process.env.KUBEBUILDER_ASSETS)('kube-apiserver backend: restartApiServer', () => {
+  it('restarts kube-apiserver on the same port with the data kept; an old watch resourceVersion is Expired', async () => {
+    const server = await startKubeApiServer();
+    try {
+      const kc = new KubeConfig();
+      kc.loadFromString(server.kubeconfig);
+      const core = kc.makeApiClient(CoreV1Api);
+      await core.createNamespacedConfigMap({
+        namespace: 'default',
+        body: { metadata: { name: 'before-restart' }, data: { x: '1' } },
+      });
+      const listed = await core.listNamespacedConfigMap({ namespace: 'default' });
+      const oldVersion = listed.metadata?.resourceVersion ?? '';
+      // Writes elsewhere move etcd's revision past the list, so the restarted watch cache starts after it.
+      await core.createNamespacedConfigMap({
+        namespace: 'kube-system',
+        body: { metadata: { name: 'moves-rv' } },
+      });
+      await server.restartApiServer();
+      const kept = await core.readNamespacedConfigMap({ namespace: 'default', name: 'before-restart' });
+      expect(kept.data).toEqual({ x: '1' });
+      const status = await new Promise<{ type: string; object: { code?: number; reason?: string } }>(
+        (resolveEvent, reject) => {
+          void new Watch(kc)
+            .watch(
+              '/api/v1/namespaces/default/configmaps',
+              { resourceVersion: oldVersion },
+              (type, object) => {
+                resolveEvent({ type, object: object as { code?: number; reason?: string } });
+              },
+              (err: unknown) => {
+                if (err !== null && err !== undefined)
+                  reject(err instanceof Error ? err : new Error(String(err)));
+              },
+            )
+            .catch(reject);
+        },
+      );
+      expect(status.type).toBe('ERROR');
+      expect(status.object).toMatchObject({ code: 410, reason: 'Expired' });
+    } finally {
+      await server.close();
+    }
+    await expect(server.restartApiServer()).rejects.toThrow(/closed/);
+  }, 120_000);
 });
