@@ -176,8 +176,7 @@ describe.skipIf(!process.env.KUBEBUILDER_ASSETS)('kube-apiserver backend: restar
                 resolveEvent({ type, object: object as { code?: number; reason?: string } });
               },
               (err: unknown) => {
-                if (err !== null && err !== undefined)
-                  reject(err instanceof Error ? err : new Error(String(err)));
+                if (err instanceof Error) reject(err);
               },
             )
             .catch(reject);
