@@ -316,12 +316,15 @@ export {
   DEFAULT_DEBUG_MAX_OBJECTS,
   DEFAULT_DEBUG_PASSES_PER_OBJECT,
   DEBUG_ERROR_CHARS,
+  DEBUG_DETAIL_PASSES,
   type PassRecord,
   type ObjectHistory,
   type ObjectSummary,
   type HistoryRecorderOptions,
 } from './debug/history-recorder.js';
 export { type DebugControllerState, type DebugSource } from './debug/debug-routes.js';
+export { type PassTrigger, type TriggerReason } from './debug/pass-trigger.js';
+export { type ResourceTrace, type AppliedPart } from './context/pass-trace.js';
 // end engine/framework
 
 // --- controller core and front ends (issue 10) ---

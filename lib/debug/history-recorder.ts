@@ -1,3 +1,6 @@
+import type { ResourceTrace } from '../context/pass-trace.js';
+import type { PassTrigger } from './pass-trigger.js';
+
 /**
  * Bounded in-memory reconcile history for the live view (`/debug/`): a ring of the last passes per
  * object and a global cap on objects (least recently reconciled evicted first). Fed by ControllerCore
@@ -16,6 +19,11 @@ export const DEFAULT_DEBUG_PASSES_PER_OBJECT = 20;
 export const DEFAULT_DEBUG_MAX_OBJECTS = 10_000;
 /** Characters of an error message kept (the rest is cut with an ellipsis). */
 export const DEBUG_ERROR_CHARS = 2_000;
+/**
+ * Newest passes per object that keep their per-resource detail (step durations, patch parts); older
+ * passes in the ring keep the summary only. @category Observability: logs, metrics, Events, health
+ */
+export const DEBUG_DETAIL_PASSES = 5;
 
 /** One recorded pass. @category Observability: logs, metrics, Events, health */
 export interface PassRecord {
@@ -33,6 +41,13 @@ export interface PassRecord {
   error?: string;
   /** When the key runs again (ms since the epoch), if a retry or requeue is pending. */
   nextAt?: number;
+  /** What made this pass run (the latest reason the key was enqueued). */
+  trigger?: PassTrigger;
+  /**
+   * Each resource's step durations and applied patch parts (CRUD front end), kept for the newest
+   * DEBUG_DETAIL_PASSES passes.
+   */
+  resources?: ResourceTrace[];
 }
 
 /** One object's summary and recent passes. @category Observability: logs, metrics, Events, health */
@@ -43,8 +58,8 @@ export interface ObjectHistory {
   passes: PassRecord[];
 }
 
-/** Summary row of one object (the last pass). */
-export interface ObjectSummary extends PassRecord {
+/** Summary row of one object (the last pass, without its per-resource detail). */
+export interface ObjectSummary extends Omit<PassRecord, 'resources'> {
   controller: string;
   key: string;
   passCount: number;
@@ -110,10 +125,17 @@ export class HistoryRecorder {
     } else this.rings.delete(id);
     this.rings.set(id, ring);
     const record = pass.error === undefined ? pass : { ...pass, error: clipMessage(pass.error) };
-    if (ring.items.length < this.passesPerObject) ring.items.push(record);
+    const items = ring.items;
+    if (items.length < this.passesPerObject) items.push(record);
     else {
-      ring.items[ring.head] = record;
+      items[ring.head] = record;
       ring.head = (ring.head + 1) % this.passesPerObject;
+    }
+    if (items.length > DEBUG_DETAIL_PASSES) {
+      // The pass that just left the newest DEBUG_DETAIL_PASSES drops its detail (bounded memory).
+      const n = items.length;
+      const old = items[(ring.head + n - 1 - DEBUG_DETAIL_PASSES) % n] as PassRecord;
+      if (old.resources !== undefined) old.resources = undefined;
     }
     ring.total += 1;
     if (this.listeners.size > 0) {
@@ -163,7 +185,7 @@ function ordered(ring: Ring): PassRecord[] {
 
 function summarise(ring: Ring): ObjectSummary {
   const n = ring.items.length;
-  const last = ring.items[(ring.head + n - 1) % n] as PassRecord;
+  const { resources: _detail, ...last } = ring.items[(ring.head + n - 1) % n] as PassRecord;
   return { ...last, controller: ring.controller, key: ring.key, passCount: ring.total };
 }
 

@@ -13,13 +13,16 @@ tr.error td.result{color:#b00;font-weight:bold}
 tr.success td.result{color:#070}
 tr.sel{background:#eef}
 #timeline{font-family:monospace;white-space:pre-wrap}
+#timeline .pass{margin-top:.4rem}
+#timeline .res{padding-left:2rem;color:#555}
+#timeline .failed{color:#b00}
 </style></head><body>
 <h1>reconcilekit live view</h1>
 <h2>Controllers</h2>
 <table id="controllers"><thead><tr><th>controller</th><th>synced</th><th>leading</th><th>ready</th><th>workers busy</th><th>queue depth</th><th>oldest waiting</th></tr></thead><tbody></tbody></table>
 <h2>Objects <small id="total"></small></h2>
 <input id="search" placeholder="search by name" size="40">
-<table id="objects"><thead><tr><th>controller</th><th>object</th><th>last pass</th><th>duration</th><th>result</th><th>attempt</th><th>next retry</th><th>error</th></tr></thead><tbody></tbody></table>
+<table id="objects"><thead><tr><th>controller</th><th>object</th><th>last pass</th><th>duration</th><th>result</th><th>trigger</th><th>attempt</th><th>next retry</th><th>error</th></tr></thead><tbody></tbody></table>
 <h2>Timeline <small id="selected"></small></h2>
 <div id="timeline"></div>
 <script>
@@ -37,6 +40,9 @@ function renderControllers(list) {
     cell(tr, c.workersBusy + "/" + c.workers); cell(tr, String(c.queueDepth)); cell(tr, c.oldestWaitingMs ? ago(c.oldestWaitingMs) : "-");
     body.appendChild(tr); });
 }
+function trig(t) { if (!t) return ""; return t.reason + (t.event ? " " + t.event : "") + (t.source ? " " + t.source : ""); }
+function steps(r) { return Object.keys(r.steps).map(function (k) { var v = r.steps[k]; return k + " " + (v < 10 ? v.toFixed(2) + " ms" : ago(v)); }).join(", "); }
+function parts(r) { return (r.applied || []).map(function (a) { return a.part + (a.count === undefined ? "" : " " + a.count) + (a.names ? " (" + a.names.join(", ") + ")" : ""); }).join("; "); }
 function id(o) { return o.controller + "\u0000" + o.key; }
 function renderObjects() {
   var q = document.getElementById("search").value;
@@ -46,7 +52,7 @@ function renderObjects() {
   list.slice(0, 500).forEach(function (o) { var tr = document.createElement("tr"); tr.className = o.result;
     tr.dataset.key = o.key; if (selected && id(o) === id(selected)) tr.classList.add("sel");
     cell(tr, o.controller); cell(tr, o.key, "key"); cell(tr, time(o.startedAt)); cell(tr, ago(o.durationMs));
-    cell(tr, o.result, "result"); cell(tr, String(o.attempt));
+    cell(tr, o.result, "result"); cell(tr, trig(o.trigger), "trigger"); cell(tr, String(o.attempt));
     var next = cell(tr, countdown(o.nextAt), "next"); next.dataset.at = o.nextAt === undefined ? "" : String(o.nextAt);
     cell(tr, o.error || "", "err");
     tr.addEventListener("click", function () { selected = o; loadTimeline(); renderObjects(); });
@@ -58,9 +64,13 @@ function loadTimeline() {
   fetch("api/object?controller=" + encodeURIComponent(selected.controller) + "&key=" + encodeURIComponent(selected.key))
     .then(function (r) { return r.ok ? r.json() : { passes: [] }; })
     .then(function (h) { var el = document.getElementById("timeline"); el.replaceChildren();
-      h.passes.slice().reverse().forEach(function (p) { var line = document.createElement("div");
-        line.textContent = time(p.startedAt) + "  " + p.result + "  " + ago(p.durationMs) + "  attempt " + p.attempt + (p.deleting ? "  (delete)" : "") + (p.error ? "  " + p.error : "");
-        el.appendChild(line); }); });
+      h.passes.slice().reverse().forEach(function (p) { var line = document.createElement("div"); line.className = "pass " + p.result;
+        line.textContent = time(p.startedAt) + "  " + p.result + "  " + ago(p.durationMs) + "  attempt " + p.attempt + (p.deleting ? "  (delete)" : "") + (p.trigger ? "  \u2190 " + trig(p.trigger) : "") + (p.error ? "  " + p.error : "");
+        el.appendChild(line);
+        (p.resources || []).forEach(function (r) { var d = document.createElement("div"); d.className = "res" + (r.failedStep ? " failed" : "");
+          var applied = parts(r);
+          d.textContent = r.resource + ": " + steps(r) + (r.failedStep ? "  failed in " + r.failedStep : "") + (applied ? "  \u00b7 applied " + applied : "");
+          el.appendChild(d); }); }); });
 }
 function refresh() {
   fetch("api/controllers").then(function (r) { return r.json(); }).then(function (b) { renderControllers(b.controllers); });

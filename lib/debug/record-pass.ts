@@ -1,9 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReconcileOutcome } from '../framework/pass-runner.js';
 import { errorMessage } from '../framework/reconcile-error.js';
+import type { PassTrace } from '../context/pass-trace.js';
 import type { HistoryRecorder, PassRecord } from './history-recorder.js';
+import type { PassTrigger } from './pass-trigger.js';
 
-/** Records one finished pass (names, result, timing and error message only). */
+/** Records one finished pass (names, result, timing, trigger, step durations, error message only). */
 export function recordPass(
   history: HistoryRecorder,
   controller: string,
@@ -13,6 +15,8 @@ export function recordPass(
   obj: KubernetesObject | undefined,
   outcome: ReconcileOutcome,
   nextAt: number | undefined,
+  trigger: PassTrigger,
+  trace: PassTrace,
 ): void {
   const pass: PassRecord = {
     startedAt,
@@ -20,8 +24,10 @@ export function recordPass(
     result: outcome.result,
     attempt,
     deleting: obj === undefined || Boolean(obj.metadata?.deletionTimestamp),
+    trigger,
   };
   if (outcome.result === 'error') pass.error = errorMessage(outcome.error);
   if (nextAt !== undefined) pass.nextAt = nextAt;
+  if (trace.resources.length > 0) pass.resources = trace.resources;
   history.record(controller, key, pass);
 }

@@ -14,6 +14,8 @@ import type { WorkQueue } from '../queue/work-queue.js';
 import type { DebugControllerState } from '../debug/debug-routes.js';
 import { HistoryRecorder } from '../debug/history-recorder.js';
 import { recordPass } from '../debug/record-pass.js';
+import type { PassTrace } from '../context/pass-trace.js';
+import { sourceTrigger, TriggerLedger, TRIGGERS, type PassTrigger } from '../debug/pass-trigger.js';
 import { jitter } from '../util/jitter.js';
 import { sleep } from '../util/sleep.js';
 import { CacheSyncTimeoutError } from '../watch/informer.js';
@@ -117,6 +119,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private health: HealthServer | undefined;
   /** The live view's reconcile history (debugPage), shared with an Operator's when it sets one. */
   history: HistoryRecorder | undefined;
+  /** Why each waiting key was enqueued (noted only while `history` is set). */
+  private readonly triggers = new TriggerLedger();
   private resyncTimer: NodeJS.Timeout | undefined;
   private startPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
@@ -266,19 +270,27 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
 
   /** Runs a pass for `key` (deduplicated while it waits; never two at once). */
   enqueue(key: string): void {
+    this.note(key, TRIGGERS.enqueue);
     this.pool.add(key);
   }
 
   /** Informer drop-in: remembers `newObj` and enqueues its key (level-triggered: the latest wins). */
   updateFunc(key: string, newObj: Obj): void {
     this.objects.remember(key, newObj);
+    this.note(key, TRIGGERS.update);
     this.pool.add(key);
   }
 
   /** Informer drop-in: forgets `obj`; with finalizers off its delete path runs with this last state. */
   deleteFunc(key: string, obj: Obj): void {
     this.objects.gone(key, this.config.finalizer === false ? obj : undefined);
+    this.note(key, TRIGGERS.delete);
     this.pool.add(key);
+  }
+
+  /** The live view: why `key` was enqueued (the latest reason wins; nothing when the view is off). */
+  private note(key: string, trigger: PassTrigger): void {
+    if (this.history !== undefined) this.triggers.note(key, trigger);
   }
 
   /** Starts watching and reconciling; resolves once the caches are synced and workers run (or stand by). */
@@ -460,6 +472,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
             this.throttledUntil.delete(key);
           }
         }
+        this.note(key, old === undefined ? TRIGGERS.add : TRIGGERS.update);
         this.pool.add(key);
       },
       deleted: (key, obj) => {
@@ -467,9 +480,11 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         this.objects.gone(key, this.config.finalizer === false ? obj : undefined);
         this.ledger.reset(key);
         this.ownPatches.delete(key);
+        this.note(key, TRIGGERS.delete);
         this.pool.add(key);
       },
-      touched: (key) => {
+      touched: (key, via, event, kind, child) => {
+        if (this.history !== undefined) this.triggers.note(key, sourceTrigger(via, event, kind, child));
         this.pool.add(key);
       },
       sourceError: (source, err) => {
@@ -483,6 +498,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     // Fencing: no pass starts once the renew deadline passed since the last successful renew (the term
     // ends here and now; the next term enqueues every known key again).
     if (this.elector !== undefined && !this.elector.holdsLease()) return;
+    const trigger = this.history === undefined ? undefined : this.triggers.take(key);
     let fromStore = this.sources?.primary?.get(key);
     if (this.ownPatches.size > 0 && fromStore !== undefined) fromStore = this.latest(key, fromStore);
     const obj = fromStore ?? this.objects.remembers(key);
@@ -497,14 +513,28 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       return;
     }
     const attempt = this.ledger.attempt(key);
-    const startedAt = this.history === undefined ? 0 : Date.now();
-    const outcome = await this.runner.reconcile(key, obj, tombstone, attempt, signal);
-    this.act(queue, key, obj, fromStore, tombstone, outcome, signal);
-    if (this.history !== undefined) {
-      if (outcome.result === 'success' && obj === undefined) this.history.forget(this.config.name, key);
-      else
-        recordPass(this.history, this.config.name, key, startedAt, attempt, obj, outcome, queue.dueAt(key));
+    const history = this.history;
+    if (history === undefined || trigger === undefined) {
+      const outcome = await this.runner.reconcile(key, obj, tombstone, attempt, signal);
+      this.act(queue, key, obj, fromStore, tombstone, outcome, signal);
+      return;
     }
+    const trace: PassTrace = { resources: [], dropped: 0 };
+    const startedAt = Date.now();
+    const outcome = await this.runner.reconcile(key, obj, tombstone, attempt, signal, trace);
+    this.act(queue, key, obj, fromStore, tombstone, outcome, signal);
+    if (outcome.result === 'success' && obj === undefined) {
+      history.forget(this.config.name, key);
+      return;
+    }
+    const again = queue.dueAt(key);
+    // The next pass's reason, unless an event during this one already gave it one.
+    if (again !== undefined) {
+      this.triggers.noteIfNone(key, outcome.result === 'error' ? TRIGGERS.retry : TRIGGERS.requeue);
+    } else if (outcome.result === 'success' && outcome.added !== undefined) {
+      this.triggers.noteIfNone(key, TRIGGERS.finalizer);
+    }
+    recordPass(history, this.config.name, key, startedAt, attempt, obj, outcome, again, trigger, trace);
   }
 
   /** The queue, ledger and condition actions after one pass. */
@@ -684,7 +714,10 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     this.resyncTimer = setTimeout(
       () => {
         this.logger.debug('resync: enqueueing every cached object');
-        for (const key of this.knownKeys()) this.pool.add(key);
+        for (const key of this.knownKeys()) {
+          this.note(key, TRIGGERS.resync);
+          this.pool.add(key);
+        }
         this.scheduleResync();
       },
       jitter(period, DEFAULT_RESYNC_JITTER),

@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ReconcileContext } from '../context/reconcile-context.js';
+import { passTraceKey, type PassTrace } from '../context/pass-trace.js';
 import type { ControllerMetrics, FrameworkEvent } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/logger.js';
 import { isThenable, runFlow, type StepFlow } from '../util/maybe-async.js';
@@ -89,6 +90,7 @@ export class PassRunner<Obj extends KubernetesObject> {
     tombstone: Obj | undefined,
     attempt: number,
     signal: AbortSignal,
+    trace?: PassTrace,
   ): Promise<ReconcileOutcome> {
     const target = obj ?? tombstone;
     if (target === undefined) {
@@ -110,7 +112,9 @@ export class PassRunner<Obj extends KubernetesObject> {
     let outcome: ReconcileOutcome;
     try {
       // Without I/O the pass completes synchronously (no promise, no abort race to set up).
-      const pass = runFlow(this.run(key, target, deleting, obj === undefined, attempt, logger, ps.signal));
+      const pass = runFlow(
+        this.run(key, target, deleting, obj === undefined, attempt, logger, ps.signal, trace),
+      );
       if (isThenable(pass)) outcome = await raceAbort(pass, ps.signal);
       else if (ps.signal.aborted) throw ps.signal.reason;
       else outcome = pass;
@@ -156,6 +160,7 @@ export class PassRunner<Obj extends KubernetesObject> {
     attempt: number,
     logger: Logger,
     signal: AbortSignal,
+    trace: PassTrace | undefined,
   ): StepFlow<ReconcileOutcome> {
     const paused = pauseAnnotation(obj, this.o.pauseAnnotations);
     if (paused !== undefined) {
@@ -192,6 +197,7 @@ export class PassRunner<Obj extends KubernetesObject> {
     if (plan === undefined) return { result: 'success', tombstoneDone: true };
 
     const ctx = new ReconcileContext({ signal, logger });
+    if (trace !== undefined) ctx.set(passTraceKey, trace);
     this.o.prepareContext?.(ctx, obj);
     if (plan.prepare !== undefined) yield* plan.prepare(ctx, obj);
 

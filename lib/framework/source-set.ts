@@ -20,8 +20,14 @@ export interface SourceHandlers<Obj> {
   changed(key: string, obj: Obj, old: Obj | undefined): void;
   /** The reconciled object is gone (last known state). */
   deleted(key: string, obj: Obj): void;
-  /** An owned or mapped object changed: this primary needs a pass. */
-  touched(key: string): void;
+  /** An owned or mapped object (`child`, the live view's trigger) changed: this primary needs a pass. */
+  touched(
+    key: string,
+    via: 'owned' | 'mapped',
+    event: 'add' | 'update' | 'delete',
+    kind: string,
+    child: KubernetesObject,
+  ): void;
   /** A predicate or mapper failed or returned garbage: logged and counted, the event dropped. */
   sourceError(source: string, error: unknown): void;
 }
@@ -128,22 +134,28 @@ export class SourceSet<Obj extends KubernetesObject> {
     for (const owned of spec.owns) {
       const ref: InformerSource = { ...owned };
       if (ref.namespace === undefined && resource.namespace !== undefined) ref.namespace = resource.namespace;
-      const touch = (obj: KubernetesObject): void => {
-        for (const key of ownerKeys(obj, resource, resolved.namespaced)) handlers.touched(key);
+      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
+        for (const key of ownerKeys(obj, resource, resolved.namespaced)) {
+          handlers.touched(key, 'owned', event, owned.kind, obj);
+        }
       };
       this.subscribe(this.add(ref), {
-        add: touch,
-        update: (old, obj) => {
-          touch(old);
-          touch(obj);
+        add: (obj) => {
+          touch(obj, 'add');
         },
-        delete: touch,
+        update: (old, obj) => {
+          touch(old, 'update');
+          touch(obj, 'update');
+        },
+        delete: (obj) => {
+          touch(obj, 'delete');
+        },
       });
     }
     for (const source of spec.watches) {
       const name = `${source.kind} (${source.apiVersion})`;
       const sourcePasses = filter(source.predicates ?? [], name, handlers);
-      const touch = (obj: KubernetesObject): void => {
+      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
         let keys: string[] | string;
         try {
           keys = mappedKeys(source.map(obj));
@@ -152,7 +164,7 @@ export class SourceSet<Obj extends KubernetesObject> {
           return;
         }
         if (typeof keys === 'string') handlers.sourceError(name, new TypeError(keys));
-        else for (const key of keys) handlers.touched(key);
+        else for (const key of keys) handlers.touched(key, 'mapped', event, source.kind, obj);
       };
       const ref: InformerSource = { apiVersion: source.apiVersion, kind: source.kind };
       for (const field of ['plural', 'namespace', 'labelSelector', 'fieldSelector'] as const) {
@@ -161,15 +173,15 @@ export class SourceSet<Obj extends KubernetesObject> {
       }
       this.subscribe(this.add(ref), {
         add: (obj) => {
-          if (sourcePasses({ type: 'add', object: obj })) touch(obj);
+          if (sourcePasses({ type: 'add', object: obj })) touch(obj, 'add');
         },
         update: (old, obj) => {
           if (!sourcePasses({ type: 'update', old, object: obj })) return;
-          touch(old);
-          touch(obj);
+          touch(old, 'update');
+          touch(obj, 'update');
         },
         delete: (obj) => {
-          if (sourcePasses({ type: 'delete', object: obj })) touch(obj);
+          if (sourcePasses({ type: 'delete', object: obj })) touch(obj, 'delete');
         },
       });
     }

@@ -10,6 +10,13 @@ import type { KubeObject } from './kube-object.js';
 import { PATCH_PARTS, type Patch, type PatchPart } from './patch.js';
 import type { Resource } from './resource.js';
 import { isThenable, runFlow, type StepFlow } from '../util/maybe-async.js';
+import {
+  passTraceKey,
+  traceApplied,
+  traceResource,
+  traceStep,
+  type ResourceTrace,
+} from '../context/pass-trace.js';
 
 /**
  * Options of {@link CRUDResource}.
@@ -113,31 +120,51 @@ export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> i
   ): StepFlow<void> {
     const base = this.logger === undefined ? ctx : ctx.withLogger(this.logger);
     const ops = this.ops;
+    // The live view's trace (debugPage only): one clock read per step, nothing when off.
+    const trace = ctx.get(passTraceKey);
+    const entry: ResourceTrace | undefined =
+      trace === undefined ? undefined : traceResource(trace, this.name);
     let step: CRUDStep = 'GetCurrentState';
+    let t0 = 0;
     try {
       let stepCtx = this.checkpoint(base, step);
       if (stepCtx === undefined) return;
+      if (entry !== undefined) t0 = performance.now();
       // Only promises are yielded: a generator suspension per plain value costs more than the step.
       let result: unknown = ops.getCurrentState(stepCtx, obj);
       if (isThenable(result)) result = yield result;
       const current = result as State;
+      if (entry !== undefined) {
+        traceStep(entry, 'getCurrentState', performance.now() - t0);
+        t0 = 0;
+      }
 
       step = 'GetDesiredState';
       stepCtx = this.checkpoint(base, step);
       if (stepCtx === undefined) return;
+      if (entry !== undefined) t0 = performance.now();
       result = ops.getDesiredState(stepCtx, obj);
       if (isThenable(result)) result = yield result;
       const desired = result as State;
+      if (entry !== undefined) {
+        traceStep(entry, 'getDesiredState', performance.now() - t0);
+        t0 = 0;
+      }
 
       step = patchStep;
       stepCtx = this.checkpoint(base, step);
       if (stepCtx === undefined) return;
+      if (entry !== undefined) t0 = performance.now();
       result =
         patchStep === 'NewUpdatePatch'
           ? ops.newUpdatePatch(stepCtx, obj, current, desired)
           : ops.newDeletePatch(stepCtx, obj, current, desired);
       if (isThenable(result)) result = yield result;
       const patch = result as Patch<Change> | undefined | null;
+      if (entry !== undefined) {
+        traceStep(entry, CRUD_STEP_METHODS[patchStep], performance.now() - t0);
+        t0 = 0;
+      }
       if (patch !== undefined && patch !== null && !isPatch(patch)) {
         throw new ExecutionFailedError(
           `${this.name}: ${CRUD_STEP_METHODS[patchStep]} must return a Patch, undefined or null`,
@@ -150,12 +177,23 @@ export class CRUDResource<Obj = KubeObject, State = unknown, Change = unknown> i
         if (stepCtx === undefined) return;
         if (patch === undefined || patch === null || !patch.has(part)) continue;
         const change = patch.get(part) as Change;
+        if (entry !== undefined) t0 = performance.now();
         if (part === 'create') result = ops.applyCreateChange(stepCtx, obj, change);
         else if (part === 'delete') result = ops.applyDeleteChange(stepCtx, obj, change);
         else result = ops.applyUpdateChange(stepCtx, obj, change);
         if (isThenable(result)) yield result;
+        if (entry !== undefined) {
+          traceStep(entry, CRUD_STEP_METHODS[step], performance.now() - t0);
+          traceApplied(entry, part, change);
+          t0 = 0;
+        }
       }
     } catch (err) {
+      if (entry !== undefined) {
+        const method = CRUD_STEP_METHODS[step];
+        if (t0 > 0) traceStep(entry, method, performance.now() - t0);
+        entry.failedStep = method;
+      }
       // Not wrapped: the error stays yours; the engine's report names the resource and step.
       noteFailureSite(err, { resource: this.name, step: CRUD_STEP_METHODS[step] });
       throw err;

@@ -7,6 +7,7 @@ import { ExecutionFailedError } from '../errors/execution-failed-error.js';
 import type { Resource } from './resource.js';
 import { CRUDResource, crudFlow } from './crud-resource.js';
 import { isThenable, runFlow, type StepFlow } from '../util/maybe-async.js';
+import { passTraceKey, traceResource, traceStep } from '../context/pass-trace.js';
 
 type Path = 'ensureCreated' | 'ensureDeleted';
 
@@ -36,12 +37,19 @@ export function* resourcesFlow<Obj>(
     if (resource instanceof CRUDResource && resource[path] === CRUDResource.prototype[path]) {
       yield* (resource as CRUDResource<Obj>)[crudFlow](resourceCtx, obj, PATCH_STEP[path]);
     } else {
+      // The live view's trace (debugPage only): the ensure call's duration, as one step.
+      const trace = ctx.get(passTraceKey);
+      const entry = trace === undefined ? undefined : traceResource(trace, resource.name);
+      const t0 = entry === undefined ? 0 : performance.now();
       try {
         const done: unknown = resource[path](resourceCtx, obj);
         if (isThenable(done)) yield done;
       } catch (err) {
+        if (entry !== undefined) entry.failedStep = path;
         noteFailureSite(err, { resource: resource.name, step: path });
         throw err;
+      } finally {
+        if (entry !== undefined) traceStep(entry, path, performance.now() - t0);
       }
     }
     if (reconciliationCanceled.is(ctx)) {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { describeChange, TRACE_MAX_NAMES } from '../../lib/context/pass-trace.js';
+import { TriggerLedger, TRIGGERS } from '../../lib/debug/pass-trigger.js';
 import {
+  DEBUG_DETAIL_PASSES,
   DEBUG_ERROR_CHARS,
   DEFAULT_DEBUG_MAX_OBJECTS,
   HistoryRecorder,
@@ -66,5 +69,54 @@ describe('HistoryRecorder', () => {
 
   it('rejects a bad bound with a typed error naming it', () => {
     expect(() => new HistoryRecorder({ maxObjects: 0 })).toThrow(/maxObjects must be a positive integer/);
+  });
+
+  it('keeps per-resource detail on the newest DEBUG_DETAIL_PASSES passes only', () => {
+    const h = new HistoryRecorder({ passesPerObject: 8 });
+    for (let i = 1; i <= 11; i++) {
+      h.record('c', 'ns/a', pass(i, { resources: [{ resource: 'r', steps: { getCurrentState: i } }] }));
+    }
+    const passes = h.history('c', 'ns/a')?.passes ?? [];
+    expect(passes.map((p) => p.startedAt)).toEqual([4, 5, 6, 7, 8, 9, 10, 11]);
+    const detailed = passes.filter((p) => p.resources !== undefined).map((p) => p.startedAt);
+    expect(detailed).toEqual([7, 8, 9, 10, 11].slice(-DEBUG_DETAIL_PASSES));
+    expect(h.objects()[0]).not.toHaveProperty('resources');
+  });
+});
+
+describe('describeChange', () => {
+  it('counts lists, maps, sets and single objects; names come from metadata or name, never contents', () => {
+    const cm = (name: string) => ({ metadata: { name, namespace: 'ns' }, data: { password: 'hunter2' } });
+    expect(describeChange('create', [cm('a'), cm('b')])).toEqual({
+      part: 'create',
+      count: 2,
+      names: ['ns/a', 'ns/b'],
+    });
+    expect(describeChange('update', cm('one'))).toEqual({ part: 'update', count: 1, names: ['ns/one'] });
+    expect(describeChange('delete', new Map([['k', { name: 'bucket' }]]))).toEqual({
+      part: 'delete',
+      count: 1,
+      names: ['bucket'],
+    });
+    expect(describeChange('delete', new Set(['secret-string']))).toEqual({ part: 'delete', count: 1 });
+    expect(describeChange('update', 'raw contents')).toEqual({ part: 'update' });
+    expect(describeChange('update', null)).toEqual({ part: 'update' });
+    const many = Array.from({ length: 12 }, (_, i) => cm(`n${i}`));
+    expect(describeChange('create', many).names).toHaveLength(TRACE_MAX_NAMES);
+    expect(JSON.stringify(describeChange('create', [cm('x')]))).not.toContain('hunter2');
+  });
+});
+
+describe('TriggerLedger', () => {
+  it('keeps the latest trigger per key, noteIfNone never overrides, take consumes (start when none)', () => {
+    const t = new TriggerLedger();
+    t.note('k', TRIGGERS.add);
+    t.note('k', TRIGGERS.update);
+    t.noteIfNone('k', TRIGGERS.retry);
+    expect(t.take('k')).toEqual({ reason: 'watch', event: 'update' });
+    expect(t.take('k')).toEqual({ reason: 'start' });
+    t.noteIfNone('k', TRIGGERS.retry);
+    expect(t.take('k')).toBe(TRIGGERS.retry);
+    expect(t.size).toBe(0);
   });
 });
