@@ -111,6 +111,15 @@ export function crdToType(crd: JsonObject): ResourceType {
     crdName: stringAt(objectAt(crd, 'metadata'), 'name') ?? '',
     selectableFields: selectable,
   };
+  const allVersions = Array.isArray(spec.versions) ? spec.versions.filter(isJsonObject) : [];
+  const storageSchema = objectAt(
+    objectAt(
+      allVersions.find((v) => v.storage === true),
+      'schema',
+    ),
+    'openAPIV3Schema',
+  );
+  if (storageSchema) type.storageSchema = storageSchema;
   if (scale) {
     type.scale = {
       specReplicasPath: stringAt(scale, 'specReplicasPath') ?? '.spec.replicas',

@@ -25,6 +25,11 @@ export interface ResourceType {
   versions: ServedVersion[];
   /** Version objects are stored in. */
   storageVersion: string;
+  /**
+   * The storage version's structural schema (CRDs), also when that version is not served: a write through
+   * another version is pruned against it on the way to storage.
+   */
+  storageSchema?: JSONSchemaProps;
   /** Plural resource name used in paths. */
   resource: string;
   singular: string;

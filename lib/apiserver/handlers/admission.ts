@@ -7,7 +7,11 @@ import {
 import type { FieldCause } from '../field-cause.js';
 import { display, isJsonObject, metadataOf, stringAt, stringsAt, type JsonObject } from '../json.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
-import { OBJECT_META_FIELDS as OBJECT_META_FIELD_NAMES, pruneWithTrustedSchema } from '../schema/prune.js';
+import {
+  OBJECT_META_FIELDS as OBJECT_META_FIELD_NAMES,
+  pruneNonNullableNulls,
+  pruneWithTrustedSchema,
+} from '../schema/prune.js';
 import { builtInSchema } from '../builtin/builtin-schemas.js';
 import { apiVersionOf } from '../resource-type.js';
 import { badRequest, invalid } from '../status.js';
@@ -112,6 +116,7 @@ export function admitSchema(
   const { apiVersion, kind, metadata, ...body } = obj;
   const bodySchema = schemaWithoutMeta(schema);
   const unknown = pruneUnknownFields(body, bodySchema).map((p) => p.replace(/^\./, ''));
+  pruneNonNullableNulls(body, bodySchema);
   const meta = isJsonObject(metadata) ? metadata : {};
   for (const key of Object.keys(meta)) {
     if (!OBJECT_META_FIELDS.has(key)) {

@@ -1,6 +1,8 @@
 import { renderTable } from '../algorithms.js';
 import { metadataOf, type JsonObject } from '../json.js';
 import { apiVersionOf } from '../resource-type.js';
+import { cloneJson } from '../patch/json-value.js';
+import { pruneNonNullableNulls, pruneUnknownFields } from '../schema/prune.js';
 import type { RequestContext } from './request-context.js';
 
 /** The object as the requested version shows it (objects are stored in the storage version). */
@@ -10,10 +12,25 @@ export function presentObject(ctx: RequestContext, obj: JsonObject): JsonObject 
   return { ...obj, apiVersion, kind: ctx.type.kind };
 }
 
-/** The object as stored (storage version). */
+/**
+ * The object as stored (storage version). A custom resource written through another version is pruned
+ * against the storage version's schema on the way (fields it does not know, and nulls it does not allow,
+ * are dropped without a warning), as apiextensions-apiserver's storage converter does
+ * (k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go, schemaCoercingConverter).
+ */
 export function toStorage(ctx: RequestContext, obj: JsonObject): JsonObject {
   const { apiVersion: _a, kind: _k, ...rest } = obj;
-  return { apiVersion: apiVersionOf(ctx.type.group, ctx.type.storageVersion), kind: ctx.type.kind, ...rest };
+  const stored = {
+    apiVersion: apiVersionOf(ctx.type.group, ctx.type.storageVersion),
+    kind: ctx.type.kind,
+    ...rest,
+  };
+  const schema = ctx.type.storageSchema;
+  if (ctx.type.builtin || schema === undefined || ctx.version.name === ctx.type.storageVersion) return stored;
+  const copy = cloneJson(stored);
+  pruneUnknownFields(copy, schema);
+  pruneNonNullableNulls(copy, schema);
+  return copy;
 }
 
 /** The client asked for a meta.k8s.io Table (`kubectl get`). */

@@ -99,3 +99,34 @@ function pruneMetadata(metadata: unknown, path: string, pruned: string[]): void 
     }
   }
 }
+
+/**
+ * Drops, in place, every object property whose value is `null` while its schema is not `nullable` and has
+ * no `default` (a defaulted one gets its default later), as apiextensions-apiserver's decoder does before
+ * defaulting and validation (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting/prunenulls.go,
+ * PruneNonNullableNullsWithoutDefaults). Array items are walked but a `null` item stays (validation
+ * rejects it); a property the schema does not describe is left alone.
+ */
+export function pruneNonNullableNulls(value: unknown, schema: JSONSchemaProps): void {
+  pruneNullsNode(value, sanitizeSchema(schema));
+}
+
+function pruneNullsNode(value: unknown, schema: JSONSchemaProps | undefined): void {
+  if (Array.isArray(value)) {
+    for (const item of value) pruneNullsNode(item, schema?.items);
+    return;
+  }
+  if (!isJsonObject(value)) return;
+  const additional = isJsonObject(schema?.additionalProperties) ? schema.additionalProperties : undefined;
+  for (const key of Object.keys(value)) {
+    const propSchema = schema === undefined ? undefined : (propertySchema(schema, key) ?? additional);
+    const item = value[key];
+    const droppable =
+      propSchema !== undefined && propSchema.nullable !== true && propSchema.default === undefined;
+    if (item === null && droppable) {
+      deleteKey(value, key);
+    } else {
+      pruneNullsNode(item, propSchema);
+    }
+  }
+}
