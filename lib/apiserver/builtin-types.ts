@@ -15,11 +15,17 @@ interface BuiltinSpec {
   returnsObject?: boolean;
   /** Table columns after Name (kubectl get), as kube-apiserver prints this kind; default Age only. */
   columns?: PrinterColumn[];
+  /** A create-only review API (answered, never stored). */
+  review?: true;
 }
 
 const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 const RBAC = 'rbac.authorization.k8s.io';
+const NETWORKING = 'networking.k8s.io';
+const ADMISSION = 'admissionregistration.k8s.io';
+const AUTHZ = 'authorization.k8s.io';
+const AUTHN = 'authentication.k8s.io';
 
 const SPECS: BuiltinSpec[] = [
   {
@@ -76,6 +82,45 @@ const SPECS: BuiltinSpec[] = [
       { name: 'Message', type: 'string', jsonPath: '.message' },
       AGE,
     ],
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'persistentvolumeclaims',
+    kind: 'PersistentVolumeClaim',
+    shortNames: ['pvc'],
+    status: true,
+    returnsObject: true,
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'persistentvolumes',
+    kind: 'PersistentVolume',
+    namespaced: false,
+    shortNames: ['pv'],
+    status: true,
+    returnsObject: true,
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'replicationcontrollers',
+    kind: 'ReplicationController',
+    shortNames: ['rc'],
+    categories: ['all'],
+    status: true,
+    scale: true,
+    generation: true,
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'nodes',
+    kind: 'Node',
+    namespaced: false,
+    shortNames: ['no'],
+    status: true,
   },
   { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'] },
   {
@@ -148,6 +193,149 @@ const SPECS: BuiltinSpec[] = [
     generation: true,
   },
   {
+    group: 'batch',
+    version: 'v1',
+    resource: 'cronjobs',
+    kind: 'CronJob',
+    shortNames: ['cj'],
+    categories: ['all'],
+    status: true,
+    generation: true,
+  },
+  {
+    group: 'autoscaling',
+    version: 'v2',
+    resource: 'horizontalpodautoscalers',
+    kind: 'HorizontalPodAutoscaler',
+    shortNames: ['hpa'],
+    categories: ['all'],
+    status: true,
+  },
+  {
+    group: NETWORKING,
+    version: 'v1',
+    resource: 'ingresses',
+    kind: 'Ingress',
+    shortNames: ['ing'],
+    status: true,
+    generation: true,
+  },
+  {
+    group: NETWORKING,
+    version: 'v1',
+    resource: 'ingressclasses',
+    kind: 'IngressClass',
+    namespaced: false,
+    generation: true,
+  },
+  {
+    group: NETWORKING,
+    version: 'v1',
+    resource: 'networkpolicies',
+    kind: 'NetworkPolicy',
+    shortNames: ['netpol'],
+    generation: true,
+  },
+  {
+    group: 'policy',
+    version: 'v1',
+    resource: 'poddisruptionbudgets',
+    kind: 'PodDisruptionBudget',
+    shortNames: ['pdb'],
+    status: true,
+    generation: true,
+  },
+  {
+    group: 'storage.k8s.io',
+    version: 'v1',
+    resource: 'storageclasses',
+    kind: 'StorageClass',
+    namespaced: false,
+    shortNames: ['sc'],
+    returnsObject: true,
+  },
+  {
+    group: 'scheduling.k8s.io',
+    version: 'v1',
+    resource: 'priorityclasses',
+    kind: 'PriorityClass',
+    namespaced: false,
+    shortNames: ['pc'],
+    generation: true,
+  },
+  {
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    resource: 'endpointslices',
+    kind: 'EndpointSlice',
+    generation: true,
+  },
+  {
+    group: ADMISSION,
+    version: 'v1',
+    resource: 'mutatingwebhookconfigurations',
+    kind: 'MutatingWebhookConfiguration',
+    namespaced: false,
+    categories: ['api-extensions'],
+    generation: true,
+  },
+  {
+    group: ADMISSION,
+    version: 'v1',
+    resource: 'validatingwebhookconfigurations',
+    kind: 'ValidatingWebhookConfiguration',
+    namespaced: false,
+    categories: ['api-extensions'],
+    generation: true,
+  },
+  {
+    group: AUTHN,
+    version: 'v1',
+    resource: 'selfsubjectreviews',
+    kind: 'SelfSubjectReview',
+    namespaced: false,
+    review: true,
+  },
+  {
+    group: AUTHN,
+    version: 'v1',
+    resource: 'tokenreviews',
+    kind: 'TokenReview',
+    namespaced: false,
+    review: true,
+  },
+  {
+    group: AUTHZ,
+    version: 'v1',
+    resource: 'localsubjectaccessreviews',
+    kind: 'LocalSubjectAccessReview',
+    review: true,
+  },
+  {
+    group: AUTHZ,
+    version: 'v1',
+    resource: 'selfsubjectaccessreviews',
+    kind: 'SelfSubjectAccessReview',
+    namespaced: false,
+    review: true,
+  },
+  {
+    group: AUTHZ,
+    version: 'v1',
+    resource: 'selfsubjectrulesreviews',
+    kind: 'SelfSubjectRulesReview',
+    namespaced: false,
+    review: true,
+  },
+  {
+    group: AUTHZ,
+    version: 'v1',
+    resource: 'subjectaccessreviews',
+    kind: 'SubjectAccessReview',
+    namespaced: false,
+    review: true,
+  },
+  {
     group: 'apiextensions.k8s.io',
     version: 'v1',
     resource: 'customresourcedefinitions',
@@ -180,6 +368,7 @@ export function builtinTypes(): ResourceType[] {
       deleteReturnsObject: s.returnsObject ?? false,
       unconditionalUpdate: true,
     };
+    if (s.review === true) type.verbs = ['create'];
     if (s.scale === true) {
       type.scale = {
         specReplicasPath: '.spec.replicas',
@@ -191,13 +380,22 @@ export function builtinTypes(): ResourceType[] {
   });
 }
 
-/** Built-in group order in discovery (core first, like kube-apiserver). */
+/** Built-in group order in discovery (core first, then kube-apiserver v1.34's order). */
 export const BUILTIN_GROUP_ORDER = [
   '',
   'apps',
   'events.k8s.io',
+  AUTHN,
+  AUTHZ,
+  'autoscaling',
   'batch',
-  'coordination.k8s.io',
+  NETWORKING,
+  'policy',
   RBAC,
+  'storage.k8s.io',
+  ADMISSION,
   'apiextensions.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
 ];

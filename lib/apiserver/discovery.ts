@@ -44,7 +44,7 @@ export function apiResourceList(registry: Registry, group: string, version: stri
       singularName: t.singular,
       namespaced: t.namespaced,
       kind: t.kind,
-      verbs: RESOURCE_VERBS,
+      verbs: t.verbs ?? RESOURCE_VERBS,
     };
     if (t.shortNames.length > 0) entry.shortNames = t.shortNames;
     if (t.categories.length > 0) entry.categories = t.categories;
@@ -102,7 +102,7 @@ export function aggregatedDiscovery(registry: Registry, core: boolean, apiVersio
             responseKind: { group, version, kind: t.kind },
             scope: t.namespaced ? 'Namespaced' : 'Cluster',
             singularResource: t.singular,
-            verbs: RESOURCE_VERBS,
+            verbs: t.verbs ?? RESOURCE_VERBS,
           };
           if (t.shortNames.length > 0) entry.shortNames = t.shortNames;
           if (t.categories.length > 0) entry.categories = t.categories;

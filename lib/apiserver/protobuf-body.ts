@@ -85,7 +85,54 @@ const POD_TEMPLATE: Message = {
   ],
 };
 
+// The review APIs (kubectl auth can-i / whoami send protobuf): k8s.io/api authorization/v1 and
+// authentication/v1 generated.proto; selector attributes and extra are not decoded.
+const RESOURCE_ATTRIBUTES: Message = {
+  1: ['namespace', 'string'],
+  2: ['verb', 'string'],
+  3: ['group', 'string'],
+  4: ['version', 'string'],
+  5: ['resource', 'string'],
+  6: ['subresource', 'string'],
+  7: ['name', 'string'],
+};
+const NON_RESOURCE_ATTRIBUTES: Message = { 1: ['path', 'string'], 2: ['verb', 'string'] };
+const SUBJECT_ACCESS_REVIEW: Message = {
+  1: ['metadata', OBJECT_META],
+  2: [
+    'spec',
+    {
+      1: ['resourceAttributes', RESOURCE_ATTRIBUTES],
+      2: ['nonResourceAttributes', NON_RESOURCE_ATTRIBUTES],
+      3: ['user', 'string'],
+      4: ['groups', 'strings'],
+      6: ['uid', 'string'],
+    },
+  ],
+};
+
 const KINDS: Record<string, Message> = {
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    1: ['metadata', OBJECT_META],
+    2: [
+      'spec',
+      {
+        1: ['resourceAttributes', RESOURCE_ATTRIBUTES],
+        2: ['nonResourceAttributes', NON_RESOURCE_ATTRIBUTES],
+      },
+    ],
+  },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': {
+    1: ['metadata', OBJECT_META],
+    2: ['spec', { 1: ['namespace', 'string'] }],
+  },
+  'authorization.k8s.io/v1/SubjectAccessReview': SUBJECT_ACCESS_REVIEW,
+  'authorization.k8s.io/v1/LocalSubjectAccessReview': SUBJECT_ACCESS_REVIEW,
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: ['metadata', OBJECT_META] },
+  'authentication.k8s.io/v1/TokenReview': {
+    1: ['metadata', OBJECT_META],
+    2: ['spec', { 1: ['token', 'string'], 2: ['audiences', 'strings'] }],
+  },
   // `kubectl create deployment` (name, image, replicas, port, command): the fields it sets are decoded.
   'apps/v1/Deployment': {
     1: ['metadata', OBJECT_META],

@@ -51,6 +51,11 @@ export interface ResourceType {
   unconditionalUpdate: boolean;
   /** Name of the CRD that registered this type. */
   crdName?: string;
+  /**
+   * The only verbs served, when not all of RESOURCE_VERBS: `['create']` for the review APIs
+   * (SelfSubjectAccessReview, TokenReview, …), which answer a POST and store nothing.
+   */
+  verbs?: readonly string[];
   /** Extra field paths usable in field selectors (CRD selectableFields). */
   selectableFields?: string[];
 }

@@ -12,6 +12,7 @@ import { handleCreate } from './handlers/create.js';
 import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
 import { handlePatch } from './handlers/patch.js';
 import { handleGet, handleList } from './handlers/read.js';
+import { ANONYMOUS, handleReview, type ReviewAuthentication } from './handlers/review.js';
 import { checkDryRunValues, type RequestContext } from './handlers/request-context.js';
 import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
@@ -53,7 +54,11 @@ export interface RouterOptions {
   authenticate?: (req: IncomingMessage) => boolean;
   /** host:port for /api serverAddressByClientCIDRs. */
   hostPort: () => string;
+  /** Who a request is and which tokens are valid, for the review APIs; default everyone is anonymous. */
+  review?: ReviewAuthentication;
 }
+
+const NO_AUTHENTICATION: ReviewAuthentication = { identify: () => ANONYMOUS, tokenUser: () => undefined };
 
 function acceptsJson(accept: string | undefined): boolean {
   if (accept === undefined || accept.trim() === '') return true;
@@ -134,6 +139,12 @@ export function createRouter(
     const failing = fired.find((r) => r.status !== undefined);
     if (failing?.status !== undefined)
       throw statusForCode(failing.status, failing.message, failing.retryAfterSeconds);
+    // A create-only resource (the review APIs) has its collection path only: kube answers 405 there and
+    // 404 for any named path (k8s.io/apiserver/pkg/endpoints/installer.go registers POST on the collection).
+    if (resolved.type.verbs !== undefined) {
+      if (info.name !== undefined) throw pathNotFound();
+      if (!resolved.type.verbs.includes(info.verb)) throw methodNotAllowed();
+    }
     const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
     let body = hasBody ? await readBody(req, core.settings.maxBodyBytes) : Buffer.alloc(0);
     const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
@@ -158,7 +169,8 @@ export function createRouter(
       handleWatch(ctx);
       return;
     }
-    const reply = dispatch(ctx);
+    const reply =
+      ctx.type.verbs === undefined ? dispatch(ctx) : handleReview(ctx, options.review ?? NO_AUTHENTICATION);
     // A write is acknowledged only once it is durable (group-committed log record; no-op without dataFile).
     if (info.verb !== 'get' && info.verb !== 'list') await core.durable();
     const headers: Record<string, string> = { ...(reply.headers ?? {}) };

@@ -16,7 +16,8 @@ import { Registry } from './registry.js';
 import { createRouter } from './router.js';
 import { DEFAULT_MAX_CONNECTIONS, serverLimits, type ServerLimitOptions } from './server-limits.js';
 import { ObjectStore } from './store.js';
-import { buildAuthenticator, type AuthenticationRequest } from './tls/authentication.js';
+import { ANONYMOUS, type ReviewAuthentication, type UserInfo } from './handlers/review.js';
+import { buildAuthenticator, clientIdentity, type AuthenticationRequest } from './tls/authentication.js';
 import { CertificateAuthority, type CertificateAndKey } from './tls/certificate-authority.js';
 import { DEFAULT_WATCH_TOTAL_BUFFER_BYTES, WatchHub } from './watch-hub.js';
 import { DEFAULT_WATCH_BUFFER_BYTES, type WatchStream } from './watch-stream.js';
@@ -29,6 +30,12 @@ export const DEFAULT_PORT = 0;
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 /** Namespaces that exist at start, as on a fresh cluster. */
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/** The user a request bearing the server's `token` is (`kubectl auth whoami`), like the admin certificate. */
+export const TOKEN_USER: UserInfo = {
+  username: 'reconcilekit-admin',
+  groups: ['system:masters', 'system:authenticated'],
+};
 
 /** The hosts a generated serving certificate names besides the bound host. */
 export const DEFAULT_TLS_HOSTS = ['127.0.0.1', 'localhost', '::1'];
@@ -217,7 +224,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     clientCertificates,
     hook: options.authenticate,
   });
-  const router = createRouter(core, { authenticate, hostPort: () => hostPort });
+  const router = createRouter(core, {
+    authenticate,
+    hostPort: () => hostPort,
+    review: reviewAuthentication(options.token, clientCertificates),
+  });
   const bindHost = options.host ?? DEFAULT_HOST;
   const server: Server =
     tls === undefined || ca === undefined
@@ -302,6 +313,21 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       writeFileSync(path, kubeconfig, { mode: 0o600 });
     },
     close,
+  };
+}
+
+/** Identities for the review APIs: a trusted client certificate, else the server's token, else anonymous. */
+function reviewAuthentication(token: string | undefined, clientCertificates: boolean): ReviewAuthentication {
+  return {
+    identify: (ctx) => {
+      const identity = clientCertificates ? clientIdentity(ctx.req) : undefined;
+      if (identity !== undefined) {
+        return { username: identity.user, groups: [...identity.groups, 'system:authenticated'] };
+      }
+      if (token !== undefined && ctx.req.headers.authorization === `Bearer ${token}`) return TOKEN_USER;
+      return ANONYMOUS;
+    },
+    tokenUser: (candidate) => (token !== undefined && candidate === token ? TOKEN_USER : undefined),
   };
 }
 

@@ -13,6 +13,7 @@ export default defineConfig({
       'spec/apiserver/fidelity/apply-list-map.test.ts',
       'spec/apiserver/fidelity/crd-status-reset.test.ts',
       'spec/apiserver/fidelity/crd-nulls-versions.test.ts',
+      'spec/apiserver/fidelity/operator-kinds.test.ts',
       'spec/real/**/*.test.ts',
       'spec/testing/kube-apiserver-backend.test.ts',
       // The example operators through reconcilekit/testing, whose startTestEnvironment follows
