@@ -317,6 +317,8 @@ export {
   DEFAULT_DEBUG_PASSES_PER_OBJECT,
   DEBUG_ERROR_CHARS,
   DEBUG_DETAIL_PASSES,
+  DEFAULT_DEBUG_EVENTS,
+  type DebugEvent,
   type PassRecord,
   type ObjectHistory,
   type ObjectSummary,

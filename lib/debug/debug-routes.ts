@@ -42,7 +42,8 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 
 /**
  * Answers `/debug/...`; returns false for other paths. `/debug/` the page, `/debug/api/controllers`,
- * `/debug/api/objects?search=`, `/debug/api/object?controller=&key=`, `/debug/api/stream` (SSE).
+ * `/debug/api/objects?search=`, `/debug/api/object?controller=&key=`, `/debug/api/events` (recent
+ * Events, newest first), `/debug/api/stream` (SSE).
  */
 export function handleDebug(
   source: DebugSource,
@@ -74,6 +75,9 @@ export function handleDebug(
       json(res, 200, { total: source.history.size, objects: source.history.objects(search, OBJECTS_LIMIT) });
       return true;
     }
+    case '/debug/api/events':
+      json(res, 200, { events: source.history.events() });
+      return true;
     case '/debug/api/object': {
       const h = source.history.history(
         url.searchParams.get('controller') ?? '',

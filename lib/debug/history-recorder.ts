@@ -24,6 +24,26 @@ export const DEBUG_ERROR_CHARS = 2_000;
  * passes in the ring keep the summary only. @category Observability: logs, metrics, Events, health
  */
 export const DEBUG_DETAIL_PASSES = 5;
+/** Recent Events kept (repeats of one are folded into it). @category Observability: logs, metrics, Events, health */
+export const DEFAULT_DEBUG_EVENTS = 100;
+
+/**
+ * One Kubernetes Event the operator posted, as the live view shows it: no object contents, only the
+ * involved object's kind and name. @category Observability: logs, metrics, Events, health
+ */
+export interface DebugEvent {
+  controller: string;
+  type: string;
+  reason: string;
+  /** The message (cut at DEBUG_ERROR_CHARS). */
+  message: string;
+  /** The involved object: `Kind namespace/name`. */
+  object: string;
+  /** When it was last recorded (ms since the epoch). */
+  at: number;
+  /** How often it was recorded (identical events are folded, as the Event recorder does). */
+  count: number;
+}
 
 /** One recorded pass. @category Observability: logs, metrics, Events, health */
 export interface PassRecord {
@@ -71,6 +91,8 @@ export interface HistoryRecorderOptions {
   passesPerObject?: number;
   /** Objects in total. Default DEFAULT_DEBUG_MAX_OBJECTS. */
   maxObjects?: number;
+  /** Recent Events kept. Default DEFAULT_DEBUG_EVENTS. */
+  maxEvents?: number;
 }
 
 interface Ring {
@@ -94,6 +116,9 @@ export function clipMessage(message: string): string {
 export class HistoryRecorder {
   readonly passesPerObject: number;
   readonly maxObjects: number;
+  readonly maxEvents: number;
+  /** Recent Events by identity; insertion order = least recently recorded first. */
+  private readonly recentEvents = new Map<string, DebugEvent>();
   /** Insertion order = least recently recorded first (re-inserted on each pass). */
   private readonly rings = new Map<string, Ring>();
   private readonly listeners = new Set<(summary: ObjectSummary) => void>();
@@ -105,6 +130,31 @@ export class HistoryRecorder {
       'passesPerObject',
     );
     this.maxObjects = positive(options.maxObjects, DEFAULT_DEBUG_MAX_OBJECTS, 'maxObjects');
+    this.maxEvents = positive(options.maxEvents, DEFAULT_DEBUG_EVENTS, 'maxEvents');
+  }
+
+  /** Records an Event the operator posted; an identical one (same object, type, reason, message) is folded. */
+  recordEvent(event: Omit<DebugEvent, 'count'>): void {
+    const message = clipMessage(event.message);
+    const id = `${event.controller}\u0000${event.object}\u0000${event.type}\u0000${event.reason}\u0000${message}`;
+    const known = this.recentEvents.get(id);
+    if (known !== undefined) {
+      this.recentEvents.delete(id);
+      known.count += 1;
+      known.at = event.at;
+      this.recentEvents.set(id, known);
+      return;
+    }
+    if (this.recentEvents.size >= this.maxEvents) {
+      const oldest = this.recentEvents.keys().next().value;
+      if (oldest !== undefined) this.recentEvents.delete(oldest);
+    }
+    this.recentEvents.set(id, { ...event, message, count: 1 });
+  }
+
+  /** Recent Events, newest first. */
+  events(): DebugEvent[] {
+    return [...this.recentEvents.values()].reverse().map((e) => ({ ...e }));
   }
 
   /** Objects held. */

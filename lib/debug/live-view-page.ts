@@ -12,6 +12,7 @@ td.err{color:#b00;max-width:40rem;overflow-wrap:anywhere}
 tr.error td.result{color:#b00;font-weight:bold}
 tr.success td.result{color:#070}
 tr.sel{background:#eef}
+tr.Warning td.type{color:#b00;font-weight:bold}
 #timeline{font-family:monospace;white-space:pre-wrap}
 #timeline .pass{margin-top:.4rem}
 #timeline .res{padding-left:2rem;color:#555}
@@ -25,6 +26,8 @@ tr.sel{background:#eef}
 <table id="objects"><thead><tr><th>controller</th><th>object</th><th>last pass</th><th>duration</th><th>result</th><th>trigger</th><th>attempt</th><th>next retry</th><th>error</th></tr></thead><tbody></tbody></table>
 <h2>Timeline <small id="selected"></small></h2>
 <div id="timeline"></div>
+<h2>Recent Events</h2>
+<table id="events"><thead><tr><th>last seen</th><th>controller</th><th>type</th><th>reason</th><th>object</th><th>count</th><th>message</th></tr></thead><tbody></tbody></table>
 <script>
 "use strict";
 var rows = new Map();
@@ -72,7 +75,14 @@ function loadTimeline() {
           d.textContent = r.resource + ": " + steps(r) + (r.failedStep ? "  failed in " + r.failedStep : "") + (applied ? "  \u00b7 applied " + applied : "");
           el.appendChild(d); }); }); });
 }
+function renderEvents(list) {
+  var body = document.querySelector("#events tbody"); body.replaceChildren();
+  list.forEach(function (e) { var tr = document.createElement("tr"); tr.className = e.type;
+    cell(tr, time(e.at)); cell(tr, e.controller); cell(tr, e.type, "type"); cell(tr, e.reason); cell(tr, e.object);
+    cell(tr, String(e.count)); cell(tr, e.message, "err"); body.appendChild(tr); });
+}
 function refresh() {
+  fetch("api/events").then(function (r) { return r.json(); }).then(function (b) { renderEvents(b.events); });
   fetch("api/controllers").then(function (r) { return r.json(); }).then(function (b) { renderControllers(b.controllers); });
   fetch("api/objects").then(function (r) { return r.json(); }).then(function (b) {
     document.getElementById("total").textContent = "(" + b.total + ")";

@@ -31,3 +31,19 @@ export function recordPass(
   if (trace.resources.length > 0) pass.resources = trace.resources;
   history.record(controller, key, pass);
 }
+
+/** The live view's copy of a posted Event: type, reason, message and the involved object's name only. */
+export function debugEvent(
+  obj: KubernetesObject,
+  event: { type: string; reason: string; message: string },
+): { type: string; reason: string; message: string; object: string } {
+  const name = obj.metadata?.name ?? '';
+  const ns = obj.metadata?.namespace;
+  const ref = ns === undefined || ns === '' ? name : `${ns}/${name}`;
+  return {
+    type: event.type,
+    reason: event.reason,
+    message: event.message,
+    object: `${obj.kind ?? 'object'} ${ref}`,
+  };
+}

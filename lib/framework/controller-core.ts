@@ -13,7 +13,7 @@ import type { Logger } from '../observability/logger.js';
 import type { WorkQueue } from '../queue/work-queue.js';
 import type { DebugControllerState } from '../debug/debug-routes.js';
 import { HistoryRecorder } from '../debug/history-recorder.js';
-import { recordPass } from '../debug/record-pass.js';
+import { debugEvent, recordPass } from '../debug/record-pass.js';
 import type { PassTrace } from '../context/pass-trace.js';
 import { sourceTrigger, TriggerLedger, TRIGGERS, type PassTrigger } from '../debug/pass-trigger.js';
 import { jitter } from '../util/jitter.js';
@@ -160,7 +160,14 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       c.resyncPeriodMs > 0 ? 3 * c.resyncPeriodMs : DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
     );
     if (this.client !== undefined && c.events !== false) {
-      this.events = new EventRecorder({ client: this.client, component: c.name, logger: this.logger });
+      this.events = new EventRecorder({
+        client: this.client,
+        component: c.name,
+        logger: this.logger,
+        observe: (obj, event, at) => {
+          this.history?.recordEvent({ controller: c.name, ...debugEvent(obj, event), at });
+        },
+      });
     }
     if (this.client !== undefined && c.errorCondition !== false) {
       this.errorConditions = new ErrorConditionWriter({

@@ -50,6 +50,8 @@ export interface EventRecorderOptions {
   logger?: Logger;
   /** Clock, injectable for tests. Default: `Date.now`. */
   now?: () => number;
+  /** Called with each recorded event (message already cut), synchronously; the live view's feed. */
+  observe?: (obj: KubernetesObject, event: RecordedEvent, at: number) => void;
 }
 
 /**
@@ -90,6 +92,7 @@ export class EventRecorder {
   private readonly windowMs: number;
   private readonly logger: Logger;
   private readonly now: () => number;
+  private readonly observe: EventRecorderOptions['observe'];
   private readonly series = new Map<string, Series>();
   private readonly pending = new Set<Promise<void>>();
   // Writes for one series are chained so counts never go backwards.
@@ -102,6 +105,7 @@ export class EventRecorder {
     this.windowMs = options.aggregationWindowMs ?? DEFAULT_EVENT_AGGREGATION_WINDOW_MS;
     this.logger = options.logger ?? silentLogger();
     this.now = options.now ?? Date.now;
+    this.observe = options.observe;
   }
 
   /** Records `event` about `obj` in the background. */
@@ -111,6 +115,13 @@ export class EventRecorder {
     const key = `${uid}\u0000${event.type}\u0000${event.reason}\u0000${message}`;
     const previous = this.chains.get(key) ?? Promise.resolve();
     const at = this.now();
+    if (this.observe !== undefined) {
+      try {
+        this.observe(obj, { ...event, message }, at);
+      } catch (err) {
+        this.logger.warn('event observer failed', { err });
+      }
+    }
     const write = previous.then(() => this.write(key, at, obj, { ...event, message }, signal));
     this.chains.set(key, write);
     this.pending.add(write);

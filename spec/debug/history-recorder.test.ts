@@ -84,6 +84,34 @@ describe('HistoryRecorder', () => {
   });
 });
 
+describe('HistoryRecorder events', () => {
+  const ev = (reason: string, at: number, message = 'm') => ({
+    controller: 'c',
+    type: 'Warning',
+    reason,
+    message,
+    object: 'Widget ns/a',
+    at,
+  });
+
+  it('keeps maxEvents Events newest first, folding identical ones into a count', () => {
+    const h = new HistoryRecorder({ maxEvents: 3 });
+    h.recordEvent(ev('A', 1));
+    h.recordEvent(ev('B', 2));
+    h.recordEvent(ev('A', 3));
+    expect(h.events().map((e) => [e.reason, e.count, e.at])).toEqual([
+      ['A', 2, 3],
+      ['B', 1, 2],
+    ]);
+    h.recordEvent(ev('C', 4));
+    h.recordEvent(ev('D', 5));
+    expect(h.events().map((e) => e.reason)).toEqual(['D', 'C', 'A']);
+    h.recordEvent(ev('E', 6, 'x'.repeat(DEBUG_ERROR_CHARS * 3)));
+    expect(h.events()[0]?.message.length).toBe(DEBUG_ERROR_CHARS + 1);
+    expect(() => new HistoryRecorder({ maxEvents: 0 })).toThrow(/maxEvents must be a positive integer/);
+  });
+});
+
 describe('describeChange', () => {
   it('counts lists, maps, sets and single objects; names come from metadata or name, never contents', () => {
     const cm = (name: string) => ({ metadata: { name, namespace: 'ns' }, data: { password: 'hunter2' } });

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { Controller } from '../../lib/controller/controller.js';
 import { Operator } from '../../lib/operator/operator.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import type { ObjectSummary } from '../../lib/debug/history-recorder.js';
+import type { DebugEvent, ObjectSummary } from '../../lib/debug/history-recorder.js';
+import { eventRecorderKey } from '../../lib/framework/context-keys.js';
 import { eventually, ref, useHarness, widget, WIDGET, type Widget } from '../framework/harness.js';
 
 async function objects(url: string): Promise<ObjectSummary[]> {
@@ -58,6 +59,49 @@ describe('live view on a running controller', () => {
       15_000,
       'eviction',
     );
+  });
+
+  it('lists the Events it posted, newest first, repeats folded, names only', async () => {
+    const ctrl = new Controller<Widget>({
+      name: 'evented',
+      kubeConfig: t.h.kubeConfig,
+      resource: WIDGET,
+      finalizer: false,
+      debugPage: true,
+      healthServer: { host: '127.0.0.1', port: 0 },
+      reconciler: {
+        reconcile: (ctx, req) => {
+          if (req.object.metadata?.name === 'broken') throw new Error('disk <i>full</i>');
+          ctx.get(eventRecorderKey)?.({ type: 'Normal', reason: 'Provisioned', message: 'bucket ready' });
+        },
+      },
+      logger: createLogger({ silent: true }),
+    });
+    t.stops.push(() => ctrl.stop());
+    await ctrl.start();
+    const url = ctrl.healthUrl ?? '';
+    await t.h.client.create(widget('fine', {}, { secret: 'not-for-the-page' }));
+    const events = async () =>
+      ((await (await fetch(`${url}/debug/api/events`)).json()) as { events: DebugEvent[] }).events;
+    await eventually(async () => (await events()).some((e) => e.reason === 'Provisioned'), 15_000, 'Normal');
+    await t.h.client.create(widget('broken'));
+    const warning = await eventually(
+      async () => (await events()).find((e) => e.type === 'Warning' && e.count >= 2),
+      15_000,
+      'a repeated Warning Event',
+    );
+    expect(warning).toMatchObject({
+      controller: 'evented',
+      object: `${WIDGET.kind} default/broken`,
+      message: expect.stringContaining('disk <i>full</i>') as unknown,
+    });
+    const list = await events();
+    // Newest first: the Warning (recorded again on each retry) comes before the one Normal Event.
+    const iWarning = list.findIndex((e) => e.type === 'Warning');
+    const iNormal = list.findIndex((e) => e.reason === 'Provisioned');
+    expect(iWarning).toBeLessThan(iNormal);
+    expect(list[iNormal]).toMatchObject({ object: `${WIDGET.kind} default/fine`, count: 1 });
+    expect(JSON.stringify(list)).not.toContain('not-for-the-page');
   });
 
   it('serves nothing under /debug/ unless debugPage is on', async () => {
