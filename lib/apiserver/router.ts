@@ -260,9 +260,9 @@ function nonResourceReply(
   if (health) return isRead ? 'ok' : undefined;
   if (path === '/version') return { code: 200, body: SERVER_VERSION };
   if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') return 'openapi-v2';
-  if (path === '/openapi/v3') return { code: 200, body: openApiV3Root() };
+  if (path === '/openapi/v3') return { code: 200, body: openApiV3Root(core.registry) };
   if (path.startsWith('/openapi/v3/')) {
-    const doc = openApiV3Document(path.slice('/openapi/v3/'.length));
+    const doc = openApiV3Document(path.slice('/openapi/v3/'.length), core.registry);
     return doc === undefined ? { code: 404, body: pathNotFound().status } : { code: 200, body: doc };
   }
   const parts = path.split('/').filter((p) => p !== '');
