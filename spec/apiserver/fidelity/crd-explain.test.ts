@@ -147,13 +147,13 @@ describe('kubectl explain on a custom resource', () => {
   it('follows a CRD update: the new description is served and the root hash changes', async () => {
     const root = async (): Promise<string> => {
       const r = await api('GET', '/openapi/v3');
-      return String((r.body as any).paths[`apis/${GROUP}/v1`]?.serverRelativeURL ?? '');
+      return String(r.body.paths[`apis/${GROUP}/v1`]?.serverRelativeURL ?? '');
     };
     const before = await root();
     expect(before).toContain(`/openapi/v3/apis/${GROUP}/v1?hash=`);
     const current = await api('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${NAME}`);
     const next = crd('The size, updated.');
-    next.metadata.resourceVersion = (current.body as any).metadata.resourceVersion;
+    next.metadata.resourceVersion = current.body.metadata.resourceVersion;
     const put = await api('PUT', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${NAME}`, next);
     expect(put.status, put.text).toBe(200);
     await eventually(async () => (await root()) !== before, 20_000, 'a new openapi hash');
