@@ -1,4 +1,5 @@
 import type { ResourceType } from './resource-type.js';
+import { builtInPrinterColumns } from './table/built-in-columns.js';
 import type { PrinterColumn } from './table/table.js';
 
 interface BuiltinSpec {
@@ -351,9 +352,11 @@ const SPECS: BuiltinSpec[] = [
 /** The compiled-in kinds the server serves at start, stored schemaless. */
 export function builtinTypes(): ResourceType[] {
   return SPECS.map((s) => {
+    // kube-apiserver's printers (pkg/printers/internalversion/printers.go) where written, else the spec's.
+    const columns = builtInPrinterColumns({ group: s.group, version: s.version, kind: s.kind }) ?? s.columns;
     const type: ResourceType = {
       group: s.group,
-      versions: [s.columns ? { name: s.version, printerColumns: s.columns } : { name: s.version }],
+      versions: [columns ? { name: s.version, printerColumns: columns } : { name: s.version }],
       storageVersion: s.version,
       resource: s.resource,
       singular: s.kind.toLowerCase(),

@@ -50,8 +50,8 @@ describe('builtInPrinterColumns', () => {
           ],
         },
       },
-      ['Name', 'Type', 'Cluster-IP', 'External-IP', 'Port(s)', 'Age'],
-      ['x', 'NodePort', '10.0.0.1', '<none>', '80:30080/TCP,53/UDP', '60m'],
+      ['Name', 'Type', 'Cluster-IP', 'External-IP', 'Port(s)', 'Age', 'Selector'],
+      ['x', 'NodePort', '10.0.0.1', '<none>', '80:30080/TCP,53/UDP', '60m', '<none>'],
     ],
     [
       '',
@@ -67,18 +67,22 @@ describe('builtInPrinterColumns', () => {
           ],
         },
       },
-      ['Name', 'Ready', 'Status', 'Restarts', 'Age', 'IP', 'Node'],
-      ['x', '1/2', 'CrashLoopBackOff', '3', '60m', '10.1.0.5', 'n1'],
+      ['Name', 'Ready', 'Status', 'Restarts', 'Age', 'IP', 'Node', 'Nominated Node', 'Readiness Gates'],
+      ['x', '1/2', 'CrashLoopBackOff', '3', '60m', '10.1.0.5', 'n1', '<none>', '<none>'],
     ],
     [
       'apps',
       'Deployment',
       {
-        spec: { replicas: 3, template: { spec: { containers: [{ name: 'web', image: 'nginx:1' }] } } },
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: { b: '2', a: '1' }, matchExpressions: [{ key: 'c', operator: 'Exists' }] },
+          template: { spec: { containers: [{ name: 'web', image: 'nginx:1' }] } },
+        },
         status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
       },
-      ['Name', 'Ready', 'Up-to-date', 'Available', 'Age', 'Containers', 'Images'],
-      ['x', '2/3', 3, 2, '60m', 'web', 'nginx:1'],
+      ['Name', 'Ready', 'Up-to-date', 'Available', 'Age', 'Containers', 'Images', 'Selector'],
+      ['x', '2/3', 3, 2, '60m', 'web', 'nginx:1', 'a=1,b=2,c'],
     ],
     [
       'batch',
@@ -118,6 +122,10 @@ describe('builtInPrinterColumns', () => {
 
   it('marks wide-only columns with priority 1', () => {
     const columns = builtInPrinterColumns({ group: 'apps', version: 'v1', kind: 'Deployment' })!;
-    expect(columns.filter((c) => c.priority === 1).map((c) => c.name)).toEqual(['Containers', 'Images']);
+    expect(columns.filter((c) => c.priority === 1).map((c) => c.name)).toEqual([
+      'Containers',
+      'Images',
+      'Selector',
+    ]);
   });
 });
