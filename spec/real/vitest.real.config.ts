@@ -38,6 +38,7 @@ export default defineConfig({
       'spec/framework/framework-leader.test.ts',
       'spec/framework/burst-coalescing.test.ts',
       'spec/framework/framework-drop-in.test.ts',
+      'spec/framework/own-status-write.test.ts',
       'spec/controller/controller.test.ts',
       'spec/controller/controller-bad-input.test.ts',
       'spec/informer-controller/*.test.ts',
