@@ -463,7 +463,7 @@ export {
 } from './declarative/operator-spec.js';
 
 // --- grafana-app-sdk front end (issue 15) ---
-export { InformerController } from './informer-controller/informer-controller.js';
+export { InformerController, type InformerPlanning } from './informer-controller/informer-controller.js';
 export type {
   InformerControllerOptions,
   InformerControllerSource,
@@ -535,6 +535,7 @@ export {
   type PlannedObject,
   type PlannedResource,
   type PlannedPart,
+  type Plannable,
 } from './plan/plan.js';
 export { NotPlannableError } from './plan/planning-client.js';
 export type { FieldChange } from './plan/field-diff.js';

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Controller } from '../controller/controller.js';
 import { Framework } from '../framework/framework.js';
 import { loadKubeConfig } from '../kube/kube-config.js';
-import { plan, type Plan } from '../plan/plan.js';
+import { Operator } from '../operator/operator.js';
+import { plan, type Plan, type Plannable } from '../plan/plan.js';
 import type { CommandIo } from './apiserver-command.js';
 
 type PlanIo = Pick<CommandIo, 'stdout' | 'stderr'>;
@@ -11,8 +13,8 @@ type PlanIo = Pick<CommandIo, 'stdout' | 'stderr'>;
 const USAGE = `usage: reconcilekit plan <entry.js> [--kubeconfig FILE] [-n NAMESPACE] [-l SELECTOR] [-o table|json]
 
 Loads your operator's entry module without starting it and prints what it would change, object by object.
-The module must export its Framework as \`framework\` (or as the default export) and start it only when run
-as the main module. Exit code: 0 nothing would change, 2 changes are planned, 1 errors.
+The module must export its Operator, Framework or Controller as \`operator\`, \`framework\` or
+\`controller\` (or as the default export) and start it only when run as the main module. Exit code: 0 nothing would change, 2 changes are planned, 1 errors.
 `;
 
 interface PlanArgs {
@@ -51,19 +53,13 @@ function table(result: Plan): string {
   const rows = [['OBJECT', 'SET', 'RESOURCE', 'CREATE', 'UPDATE', 'DELETE', 'NOTE']];
   for (const o of result.objects) {
     const name = o.namespace === undefined ? o.name : `${o.namespace}/${o.name}`;
-    if (o.error !== undefined) rows.push([name, '', '', '', '', '', `error: ${o.error}`]);
+    const set = o.resourceSet !== undefined ? String(o.resourceSet) : (o.controller ?? '');
+    if (o.error !== undefined) rows.push([name, set, '', '', '', '', `error: ${o.error}`]);
+    if (o.skipped !== undefined) rows.push([name, set, '', '', '', '', `skipped: ${o.skipped}`]);
     for (const r of o.resources) {
       const count = (p: string): string => String(r.parts.filter((x) => x.part === p).length);
       const note = r.notPlannable === undefined ? '' : `not plannable: ${r.notPlannable}`;
-      rows.push([
-        name,
-        String(o.resourceSet ?? ''),
-        r.resource,
-        count('create'),
-        count('update'),
-        count('delete'),
-        note,
-      ]);
+      rows.push([name, set, r.resource, count('create'), count('update'), count('delete'), note]);
     }
   }
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
@@ -109,10 +105,12 @@ export async function runPlanCommand(argv: readonly string[], io: PlanIo): Promi
     io.stderr(`reconcilekit plan: loading ${path} failed: ${(err as Error).message}\n`);
     return 1;
   }
-  const framework = mod.framework ?? mod.default;
-  if (!(framework instanceof Framework)) {
+  const target = [mod.operator, mod.framework, mod.controller, mod.default].find(
+    (v) => v instanceof Operator || v instanceof Framework || v instanceof Controller,
+  ) as Plannable | undefined;
+  if (target === undefined) {
     io.stderr(
-      `reconcilekit plan: ${path} exports no Framework: add \`export const framework = new Framework({...})\` (or export it as default)\n`,
+      `reconcilekit plan: ${path} exports no Operator, Framework or Controller: add \`export const operator = new Operator({...})\` (or \`export const framework\`, \`export const controller\`, or a default export)\n`,
     );
     return 1;
   }
@@ -122,7 +120,7 @@ export async function runPlanCommand(argv: readonly string[], io: PlanIo): Promi
       options.kubeConfig = loadKubeConfig({ ...process.env, KUBECONFIG: args.kubeconfig });
     if (args.namespace !== undefined) options.namespace = args.namespace;
     if (args.selector !== undefined) options.labelSelector = args.selector;
-    const result = await plan(framework, options);
+    const result = await plan(target, options);
     io.stdout(args.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : table(result));
     if (result.errors > 0) return 1;
     return result.changes > 0 ? 2 : 0;

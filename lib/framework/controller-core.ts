@@ -238,6 +238,11 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     this.wire();
   }
 
+  /** The front end's pass body (`plan()` runs it against a dry-run client, one pass per object). */
+  get passBody(): PassBody<Obj> {
+    return this.parts.body;
+  }
+
   /** The Prometheus registry holding every metric of this controller. */
   get metrics(): Registry {
     return this.config.registry;

@@ -1,15 +1,16 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { trace, type Tracer } from '@opentelemetry/api';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { Reconciler } from '../controller/reconcile-types.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ControllerCore } from '../framework/controller-core.js';
+import type { PassBody } from '../framework/pass-body.js';
 import { handleSignals, type HandleSignalsOptions } from '../framework/handle-signals.js';
 import { resolveCoreConfig, type ResolvedCoreConfig } from '../framework/resolve-core-config.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../framework/retry-policy.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import { Informer } from '../watch/informer.js';
-import { InformerCache, informerKey } from '../watch/informer-cache.js';
+import { InformerCache, informerKey, type InformerSource } from '../watch/informer-cache.js';
 import { objectKey } from '../watch/store.js';
 import { defaultErrorHandler } from './default-error-handler.js';
 import type { InformerControllerOptions, InformerControllerSource } from './informer-controller-options.js';
@@ -54,6 +55,19 @@ function joined(list: unknown, field: string): string | undefined {
     throw new InvalidConfigError(`${field} must be an array of non-empty selector strings like 'team=x'`);
   }
   return list.length === 0 ? undefined : list.join(',');
+}
+
+/**
+ * What `plan()` runs for an {@link InformerController} (see {@link InformerController.planning}).
+ * @category Informer controller (grafana-app-sdk)
+ */
+export interface InformerPlanning {
+  /** A pass body of its own over the controller's handlers: a fresh request ledger, no retries. */
+  body: PassBody<KubernetesObject>;
+  /** Each kind's sources (informers of your own are not listed: their source is theirs). */
+  sources: { kind: string; source: InformerSource }[];
+  /** Records `obj` as a `created` event of `kind` for every handler; returns the pass's key. */
+  created(kind: string, obj: KubernetesObject): string;
 }
 
 /**
@@ -165,6 +179,42 @@ export class InformerController {
   /** Controller name. */
   get name(): string {
     return this.config.name;
+  }
+
+  /**
+   * For `plan()`: the handlers run as on a first list (every object a `created` event), through a pass
+   * body with its own ledger and metrics, so nothing of the running controller changes. A failed call is
+   * reported to `onError` and not retried.
+   */
+  planning(onError: (err: unknown) => void): InformerPlanning {
+    const ledger = new RequestLedger();
+    const metrics = new InformerMetrics(new Registry(), this.metricsNamespace);
+    const body = new InformerPassBody({
+      ledger,
+      handlers: (kind) => this.handlerTargets(kind),
+      errorHandler: (_ctx, err) => {
+        onError(err);
+      },
+      retryPolicy: null,
+      retryDequeuePolicy: undefined,
+      metrics: () => metrics,
+      tracer: this.tracer,
+      logger: this.config.logger.child({ controller: this.config.name, plan: true }),
+    });
+    const sources: InformerPlanning['sources'] = [];
+    for (const [kind, entry] of this.kinds) {
+      for (const feed of entry.feeds)
+        if (feed.source !== undefined) sources.push({ kind, source: feed.source });
+    }
+    return {
+      body,
+      sources,
+      created: (kind, obj) => {
+        const key = `${kind}:${objectKey(obj)}`;
+        ledger.event(key, kind, this.handlers(kind), 'CREATE', 'created', obj, undefined, Date.now());
+        return key;
+      },
+    };
   }
 
   /** API client (also `ctx.get(clientKey)` in handlers). */

@@ -88,6 +88,11 @@ export class Operator {
     });
   }
 
+  /** The controllers added, in add order (`plan()` plans each). */
+  get controllers(): readonly OperatorController[] {
+    return this.members.map((m) => m.controller);
+  }
+
   /** The registry holding every controller's metrics. */
   get metrics(): Registry {
     return this.settings.registry;

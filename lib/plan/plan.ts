@@ -1,13 +1,19 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { ReconcileContext } from '../context/reconcile-context.js';
+import { Controller } from '../controller/controller.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { clientKey } from '../framework/context-keys.js';
+import type { ControllerCore } from '../framework/controller-core.js';
 import { Framework } from '../framework/framework.js';
+import { InformerController } from '../informer-controller/informer-controller.js';
 import { makeClient } from '../framework/make-client.js';
 import type { ObjectClient } from '../kube/object-client.js';
+import { Operator } from '../operator/operator.js';
 import { CRUDResource } from '../resource/crud-resource.js';
 import { PATCH_PARTS, type Patch, type PatchPart } from '../resource/patch.js';
 import { fieldDiff, type FieldChange } from './field-diff.js';
+import { apiServerHost, installHttpGuard, withinScope, type GuardScope } from './http-guard.js';
+import { planInformer, planPasses } from './plan-passes.js';
 import { NotPlannableError, planningClient } from './planning-client.js';
 
 /**
@@ -23,6 +29,8 @@ export interface PlanOptions {
   labelSelector?: string;
   /** Aborts the plan. */
   signal?: AbortSignal;
+  /** Objects of a reconcile-function controller planned at once. Default: the controller's `workers`. */
+  concurrency?: number;
 }
 
 /**
@@ -34,6 +42,10 @@ export interface PlannedPart {
   part: PatchPart;
   change: unknown;
   diff?: FieldChange[];
+  /** The object as it is now (updates and deletes of Kubernetes objects). */
+  before?: unknown;
+  /** The object as the change would leave it (creates and updates of Kubernetes objects). */
+  after?: unknown;
 }
 
 /**
@@ -41,6 +53,7 @@ export interface PlannedPart {
  * @category Plan
  */
 export interface PlannedResource {
+  /** The CRUD resource's name; for a reconcile-function controller, the object written (`Kind ns/name`). */
   resource: string;
   /** `update` (ensureCreated) or `delete` (the object is being deleted). */
   path: 'update' | 'delete';
@@ -56,6 +69,12 @@ export interface PlannedResource {
 export interface PlannedObject {
   namespace?: string;
   name: string;
+  /** The controller that planned it (its `name`), when planning an Operator or a `Controller`. */
+  controller?: string;
+  /** The watched object's kind (reconcile-function controllers). */
+  kind?: string;
+  /** Why the object was not planned at all (e.g. paused). */
+  skipped?: string;
   /** Index of the resource set handling the object (in the router's order). */
   resourceSet?: number;
   resources: PlannedResource[];
@@ -91,6 +110,11 @@ function partsOf(patch: Patch | undefined | null, current: unknown): PlannedPart
     if (isKubeObject(change)) {
       const before = part === 'create' || !sameObject(current, change) ? undefined : current;
       planned.diff = part === 'delete' ? fieldDiff(change, undefined) : fieldDiff(before, change);
+      if (part === 'delete') planned.before = change;
+      else {
+        if (before !== undefined) planned.before = before;
+        planned.after = change;
+      }
     }
     return planned;
   });
@@ -127,20 +151,107 @@ async function planResource(
   }
 }
 
+/** Anything {@link plan} plans. */
+export type Plannable =
+  Framework<never> | Controller<never> | InformerController | Operator | PlannableEngine;
+
+/** A front end on the engine exposing it as `core` or `engine` (e.g. `InformerController`). */
+interface PlannableEngine {
+  readonly core?: unknown;
+  readonly engine?: unknown;
+}
+
 /**
- * What `framework` would change, object by object, without changing anything: lists the watched objects,
- * routes each to its resource set and runs each CRUD resource's getCurrentState, getDesiredState and
- * newUpdatePatch (newDeletePatch for objects being deleted) — never the apply steps. User code gets a
- * client that reads normally and refuses every write ({@link NotPlannableError} → "not plannable").
+ * What `target` would change, object by object, without changing anything.
+ *
+ * - A `Framework`: lists the watched objects, routes each to its resource set and runs each CRUD
+ *   resource's getCurrentState, getDesiredState and newUpdatePatch (newDeletePatch for objects being
+ *   deleted) — never the apply steps. User code gets a client that reads normally and refuses every write
+ *   ({@link NotPlannableError} → "not plannable").
+ * - A `Controller` (reconcile functions, the phase reconcilers): runs the engine's pass once per watched
+ *   object with a client whose writes carry `dryRun=All`, and reports what the API server says each
+ *   create, update, patch and delete would produce.
+ * - An `Operator`: each of its controllers, as above.
+ *
+ * While it runs, outgoing HTTP (node:http, node:https, fetch) made on behalf of a planned object is
+ * guarded: a mutating request that is not a dry-run write to the API server is refused and the object
+ * reported "not plannable".
  * @category Plan
  */
-export async function plan<Obj extends KubernetesObject>(
-  framework: Framework<Obj>,
-  options: PlanOptions = {},
-): Promise<Plan> {
-  if (!(framework instanceof Framework)) {
-    throw new InvalidConfigError('plan(framework): give a Framework (new Framework({...})), not yet started');
+export async function plan(target: Plannable, options: PlanOptions = {}): Promise<Plan> {
+  const uninstall = installHttpGuard();
+  try {
+    const objects = await planTarget(target, options);
+    let changes = 0;
+    let errors = 0;
+    for (const o of objects) {
+      for (const r of o.resources) changes += r.parts.length;
+      if (o.error !== undefined || o.resources.some((r) => r.notPlannable !== undefined)) errors++;
+    }
+    return { objects, changes, errors };
+  } finally {
+    uninstall();
   }
+}
+
+function engineOf(target: unknown): ControllerCore | undefined {
+  if (target instanceof Controller) return target.core as ControllerCore;
+  const engine = (target as PlannableEngine | null)?.engine;
+  if (typeof engine === 'object' && engine !== null && 'passBody' in engine) return engine as ControllerCore;
+  return undefined;
+}
+
+async function planTarget(target: unknown, options: PlanOptions): Promise<PlannedObject[]> {
+  if (target instanceof Framework) return planFramework(target as Framework, options);
+  if (target instanceof Operator) {
+    const out: PlannedObject[] = [];
+    for (const controller of target.controllers) {
+      const objects = await planTarget(controller, options);
+      const name = (controller as { name?: string }).name;
+      for (const o of objects) if (o.controller === undefined && name !== undefined) o.controller = name;
+      out.push(...objects);
+    }
+    return out;
+  }
+  if (target instanceof InformerController) {
+    const client = connect(target.name, target.client, options);
+    return planInformer(target, {
+      client,
+      apiServer: apiServerHost(client.transport.server),
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+      ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      concurrency: options.concurrency ?? target.config.workers,
+    });
+  }
+  const core = engineOf(target);
+  if (core === undefined) {
+    throw new InvalidConfigError(
+      'plan(target): give a Framework, a Controller, an InformerController or an Operator (built, not started)',
+    );
+  }
+  const client = connect(core.config.name, core.client, options);
+  return planPasses({
+    core,
+    client,
+    apiServer: apiServerHost(client.transport.server),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+    ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    concurrency: options.concurrency ?? core.config.workers,
+  });
+}
+
+function connect(name: string, own: ObjectClient | undefined, options: PlanOptions): ObjectClient {
+  const real = options.kubeConfig !== undefined ? makeClient(name, options.kubeConfig, true) : own;
+  if (real === undefined) throw new InvalidConfigError('plan: no API connection (give options.kubeConfig)');
+  return real;
+}
+
+async function planFramework<Obj extends KubernetesObject>(
+  framework: Framework<Obj>,
+  options: PlanOptions,
+): Promise<PlannedObject[]> {
   const { config } = framework;
   const resource = config.resource;
   if (resource === undefined) {
@@ -148,10 +259,9 @@ export async function plan<Obj extends KubernetesObject>(
       'plan: the framework has no config.resource, so there is no object to plan for',
     );
   }
-  const real: ObjectClient | undefined =
-    options.kubeConfig !== undefined ? makeClient(config.name, options.kubeConfig, true) : framework.client;
-  if (real === undefined) throw new InvalidConfigError('plan: no API connection (give options.kubeConfig)');
+  const real = connect(config.name, framework.client, options);
   const client = planningClient(real);
+  const apiServer = apiServerHost(real.transport.server);
   const listOpts: { labelSelector?: string; signal?: AbortSignal } = {};
   const selector = options.labelSelector ?? resource.labelSelector;
   if (selector !== undefined) listOpts.labelSelector = selector;
@@ -161,15 +271,22 @@ export async function plan<Obj extends KubernetesObject>(
   const sets = config.router.resourceSets();
   const objects: PlannedObject[] = [];
   for (const obj of list.items) {
-    objects.push(await planObject(obj, sets, config.router, client, options.signal));
+    const scope: GuardScope = { apiServer, refused: [] };
+    const planned = await withinScope(scope, () =>
+      planObject(obj, sets, config.router, client, options.signal),
+    );
+    if (scope.refused.length > 0) {
+      delete planned.error;
+      planned.resources.push({
+        resource: scope.refused.join(', '),
+        path: obj.metadata?.deletionTimestamp === undefined ? 'update' : 'delete',
+        parts: [],
+        notPlannable: 'a step wrote outside the planning client (refused, nothing was sent)',
+      });
+    }
+    objects.push(planned);
   }
-  let changes = 0;
-  let errors = 0;
-  for (const o of objects) {
-    for (const r of o.resources) changes += r.parts.length;
-    if (o.error !== undefined || o.resources.some((r) => r.notPlannable !== undefined)) errors++;
-  }
-  return { objects, changes, errors };
+  return objects;
 }
 
 async function planObject<Obj extends KubernetesObject>(

@@ -96,7 +96,7 @@ describe('reconcilekit plan', () => {
     expect(missing.stderr).toMatch(/nope\.mjs does not exist/);
     const none = await run(entry('none.mjs', 'export const x = 1;\n'));
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/exports no Framework: add `export const framework/);
+    expect(none.stderr).toMatch(/exports no Operator, Framework or Controller: add `export const operator/);
     const broken = await run(entry('broken.mjs', 'export const = ;\n'));
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/loading .*broken\.mjs failed/);

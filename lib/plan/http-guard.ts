@@ -1,0 +1,181 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import http from 'node:http';
+import https from 'node:https';
+import { syncBuiltinESMExports } from 'node:module';
+import { NotPlannableError } from './planning-client.js';
+
+/**
+ * What the guard knows about the object being planned: the API server (the only host a dry-run write may
+ * go to) and the writes it refused.
+ */
+export interface GuardScope {
+  /** `host:port` of the API server. */
+  readonly apiServer: string;
+  /** One line per refused request (`POST https://…/api/v1/…`). */
+  readonly refused: string[];
+  /** Errors user code reported without throwing (an informer handler's failed call). */
+  readonly errors?: unknown[];
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const scope = new AsyncLocalStorage<GuardScope>();
+
+type RequestFn = typeof http.request;
+let installed = 0;
+let originals: { http: RequestFn; https: RequestFn; fetch: typeof fetch } | undefined;
+
+function hostOf(url: URL): string {
+  const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
+  return `${url.hostname}:${port}`;
+}
+
+/**
+ * Throws {@link NotPlannableError} (and records it in the current scope) when a request made while an
+ * object is planned would change something: a mutating method to any host other than the API server, or
+ * to the API server without `dryRun=All`. Outside a plan's scope every request passes.
+ */
+function check(method: string | undefined, url: URL): void {
+  const s = scope.getStore();
+  if (s === undefined) return;
+  const m = (method ?? 'GET').toUpperCase();
+  if (!MUTATING.has(m)) return;
+  if (hostOf(url) === s.apiServer && url.searchParams.getAll('dryRun').includes('All')) return;
+  const what = `${m} ${url.origin}${url.pathname}`;
+  s.refused.push(what);
+  throw new NotPlannableError(
+    hostOf(url) === s.apiServer
+      ? `${what}: a write without dryRun=All, outside the planning client (its own client?), was refused`
+      : `${what}: a request changing something outside the cluster was refused`,
+  );
+}
+
+/** The URL and method of an `http.request(url?, options?, cb?)` call. */
+function requestTarget(protocol: string, args: unknown[]): { method: string | undefined; url: URL } {
+  let url: URL | undefined;
+  let options: http.RequestOptions = {};
+  const [a, b] = args;
+  if (typeof a === 'string' || a instanceof URL) {
+    url = new URL(a);
+    if (typeof b === 'object' && b !== null) options = b;
+  } else if (typeof a === 'object' && a !== null) options = a;
+  if (url === undefined) {
+    const host = options.hostname ?? options.host ?? 'localhost';
+    const port = options.port === undefined || options.port === null ? '' : `:${String(options.port)}`;
+    url = new URL(`${options.protocol ?? protocol}//${host.includes(':') ? `[${host}]` : host}${port}`);
+  }
+  if (options.path !== undefined && options.path !== null) url = new URL(options.path, url);
+  return { method: options.method, url };
+}
+
+/**
+ * A DELETE's body (DeleteOptions) wins over its query on the API server: one that passed the query check
+ * must carry dryRun "All" in its body too, else it is refused before anything is sent.
+ */
+function deleteBodyRefused(body: unknown): boolean {
+  const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : undefined;
+  if (text === undefined || text.trim() === '') return false;
+  try {
+    const options = JSON.parse(text) as { dryRun?: unknown };
+    return !(Array.isArray(options.dryRun) && options.dryRun.includes('All'));
+  } catch {
+    return true;
+  }
+}
+
+function refuseDeleteBody(s: GuardScope, url: URL): NotPlannableError {
+  const what = `DELETE ${url.origin}${url.pathname}`;
+  s.refused.push(what);
+  return new NotPlannableError(
+    `${what}: DeleteOptions without dryRun All, outside the planning client, was refused`,
+  );
+}
+
+function guardRequest(original: RequestFn, protocol: string): RequestFn {
+  return function guarded(this: unknown, ...args: unknown[]) {
+    const s = scope.getStore();
+    if (s === undefined) return (original as (...a: unknown[]) => http.ClientRequest).apply(this, args);
+    const { method, url } = requestTarget(protocol, args);
+    check(method, url);
+    const req = (original as (...a: unknown[]) => http.ClientRequest).apply(this, args);
+    if ((method ?? '').toUpperCase() !== 'DELETE') return req;
+    // Headers and body go out at the first write/end: check the body there, before anything is sent.
+    const write = req.write.bind(req) as (...a: unknown[]) => boolean;
+    const end = req.end.bind(req) as (...a: unknown[]) => http.ClientRequest;
+    let checked = false;
+    const gate = (chunk: unknown): boolean => {
+      if (checked) return true;
+      checked = true;
+      if (typeof chunk === 'function' || chunk === undefined || chunk === null) return true;
+      if (!deleteBodyRefused(chunk)) return true;
+      req.destroy(refuseDeleteBody(s, url));
+      return false;
+    };
+    req.write = ((chunk: unknown, ...rest: unknown[]) =>
+      gate(chunk) && write(chunk, ...rest)) as typeof req.write;
+    req.end = ((chunk?: unknown, ...rest: unknown[]) =>
+      gate(chunk) ? end(chunk, ...rest) : req) as typeof req.end;
+    return req;
+  };
+}
+
+function guardFetch(original: typeof fetch): typeof fetch {
+  return function guardedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    if (scope.getStore() !== undefined) {
+      try {
+        const url = new URL(input instanceof Request ? input.url : input);
+        const method = init?.method ?? (input instanceof Request ? input.method : undefined);
+        check(method, url);
+        const s = scope.getStore();
+        if (s !== undefined && method?.toUpperCase() === 'DELETE' && deleteBodyRefused(init?.body)) {
+          throw refuseDeleteBody(s, url);
+        }
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    return original(input, init);
+  };
+}
+
+/**
+ * Installs the guard over outgoing HTTP (node:http and node:https `request`, global `fetch`) until the
+ * returned function is called. Nested installs share one guard; the last uninstall restores the originals.
+ */
+export function installHttpGuard(): () => void {
+  if (installed === 0) {
+    originals = { http: http.request, https: https.request, fetch: globalThis.fetch };
+    http.request = guardRequest(originals.http, 'http:');
+    https.request = guardRequest(originals.https, 'https:');
+    globalThis.fetch = guardFetch(originals.fetch);
+    syncBuiltinESMExports();
+  }
+  installed++;
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    installed--;
+    if (installed === 0 && originals !== undefined) {
+      http.request = originals.http;
+      https.request = originals.https;
+      globalThis.fetch = originals.fetch;
+      originals = undefined;
+      syncBuiltinESMExports();
+    }
+  };
+}
+
+/** Runs `fn` with `s` as the current plan scope (every request it makes, however deep, is checked). */
+export function withinScope<T>(s: GuardScope, fn: () => T): T {
+  return scope.run(s, fn);
+}
+
+/** The scope of the object being planned, if any. */
+export function currentScope(): GuardScope | undefined {
+  return scope.getStore();
+}
+
+/** The API server's `host:port` of a server URL. */
+export function apiServerHost(server: URL): string {
+  return hostOf(server);
+}

@@ -1,0 +1,275 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { ReconcileContext } from '../context/reconcile-context.js';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { clientKey } from '../framework/context-keys.js';
+import type { ControllerCore } from '../framework/controller-core.js';
+import { hasFinalizer } from '../framework/finalizer-patch.js';
+import { addFinalizer, removeFinalizer } from '../framework/finalizers.js';
+import type { PassBody, PassInfo } from '../framework/pass-body.js';
+import { pauseAnnotation } from '../framework/pause.js';
+import { errorMessage } from '../framework/reconcile-error.js';
+import type { InformerController } from '../informer-controller/informer-controller.js';
+import type { ListOptions, ObjectClient } from '../kube/object-client.js';
+import type { ResourceRef } from '../kube/resource-ref.js';
+import type { BackOffFactory } from '../util/backoff.js';
+import type { Logger } from '../observability/logger.js';
+import { silentLogger } from '../observability/logger-silent.js';
+import { runFlow, type StepFlow } from '../util/maybe-async.js';
+import { objectKey } from '../watch/store.js';
+import { dryRunClient, type DryRunWrite } from './dry-run-client.js';
+import { fieldDiff } from './field-diff.js';
+import { currentScope, withinScope, type GuardScope } from './http-guard.js';
+import { NotPlannableError } from './planning-client.js';
+import type { PlannedObject, PlannedPart, PlannedResource } from './plan.js';
+
+function label(obj: KubernetesObject | undefined): string {
+  const kind = obj?.kind ?? '(unknown kind)';
+  const ns = obj?.metadata?.namespace;
+  const name = obj?.metadata?.name ?? '';
+  return ns === undefined || ns === '' ? `${kind} ${name}` : `${kind} ${ns}/${name}`;
+}
+
+/** One dry-run write as a planned part, or undefined when the server says it would change nothing. */
+function partOf(w: DryRunWrite): PlannedPart | undefined {
+  if (w.method === 'DELETE') {
+    const gone = w.before ?? w.after;
+    const part: PlannedPart = { part: 'delete', change: gone, diff: fieldDiff(gone, undefined) };
+    if (w.before !== undefined) part.before = w.before;
+    if (w.after !== undefined && w.after.metadata?.deletionTimestamp !== undefined) part.after = w.after;
+    return part;
+  }
+  const diff = fieldDiff(w.before, w.after);
+  if (w.before !== undefined && diff.length === 0) return undefined;
+  const part: PlannedPart = { part: w.before === undefined ? 'create' : 'update', change: w.after, diff };
+  if (w.before !== undefined) part.before = w.before;
+  if (w.after !== undefined) part.after = w.after;
+  return part;
+}
+
+/** The writes of one object's pass, grouped by the object they change (first write first). */
+function resourcesOf(writes: readonly DryRunWrite[], path: 'update' | 'delete'): PlannedResource[] {
+  const byObject = new Map<string, PlannedResource>();
+  for (const w of writes) {
+    const part = partOf(w);
+    if (part === undefined) continue;
+    const name = label(w.after ?? w.before);
+    let r = byObject.get(name);
+    if (r === undefined) {
+      r = { resource: name, path, parts: [] };
+      byObject.set(name, r);
+    }
+    r.parts.push(part);
+  }
+  return [...byObject.values()];
+}
+
+/** What planning one engine-driven controller needs. */
+export interface PassPlanTarget<Obj extends KubernetesObject> {
+  /** The controller's engine (its config, client and front end's pass body). */
+  core: ControllerCore<Obj>;
+  /** Reads of the watched objects go through it; every write through a dry-run view of it. */
+  client: ObjectClient;
+  /** The guard's view of the API server (`host:port`). */
+  apiServer: string;
+  namespace?: string;
+  labelSelector?: string;
+  signal?: AbortSignal;
+  /** Objects planned at once. */
+  concurrency: number;
+}
+
+/**
+ * Plans a controller on the engine (`Controller`, the phase reconcilers): lists the watched objects and
+ * runs, per object, the engine's pass — pause, finalizer add (or, while deleting, cleanup then finalizer
+ * removal) and the front end's own pass body — once, with a client whose writes carry `dryRun=All`. What
+ * the API server answers to each write is the plan. A write that bypasses the client is refused by the
+ * HTTP guard and makes the object "not plannable".
+ */
+export async function planPasses<Obj extends KubernetesObject>(
+  target: PassPlanTarget<Obj>,
+): Promise<PlannedObject[]> {
+  const { core } = target;
+  const resource = core.config.resource;
+  if (resource === undefined) {
+    throw new InvalidConfigError(
+      `plan: controller ${core.config.name} has no config.resource, so there is no object to plan for`,
+    );
+  }
+  const listOpts: { labelSelector?: string; signal?: AbortSignal } = {};
+  const selector = target.labelSelector ?? resource.labelSelector;
+  if (selector !== undefined) listOpts.labelSelector = selector;
+  if (target.signal !== undefined) listOpts.signal = target.signal;
+  const ref = { ...resource, namespace: target.namespace ?? resource.namespace };
+  const list = await target.client.list<Obj>(ref, listOpts);
+  return inParallel(list.items, target.concurrency, (obj) => planOne(target, obj));
+}
+
+/** `fn` over `items`, at most `limit` at once, results in item order. */
+async function inParallel<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const i = next++;
+      if (i >= items.length) return;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+/**
+ * Plans an `InformerController`: lists each kind's sources and runs its watchers and reconcilers once per
+ * object as on a first list (a `created` event), through a pass body of their own (no retries) and the
+ * dry-run client. A handler's failed call is the object's error.
+ */
+export async function planInformer(
+  controller: InformerController,
+  target: Omit<PassPlanTarget<KubernetesObject>, 'core'>,
+): Promise<PlannedObject[]> {
+  const planning = controller.planning((err) => currentScope()?.errors?.push(err));
+  const out: PlannedObject[] = [];
+  for (const { kind, source } of planning.sources) {
+    const selector = [source.labelSelector, target.labelSelector].filter((v) => v !== undefined && v !== '');
+    const listOpts: ListOptions = {};
+    if (selector.length > 0) listOpts.labelSelector = selector.join(',');
+    if (source.fieldSelector !== undefined) listOpts.fieldSelector = source.fieldSelector;
+    if (target.signal !== undefined) listOpts.signal = target.signal;
+    const { labelSelector: _l, fieldSelector: _f, ...ref } = source;
+    const list = await target.client.list({ ...ref, namespace: target.namespace ?? ref.namespace }, listOpts);
+    const c = controller.config;
+    out.push(
+      ...(await inParallel(list.items, target.concurrency, (obj) =>
+        planObjectPass(target, obj, {
+          body: planning.body,
+          key: planning.created(kind, obj),
+          controller: c.name,
+          finalizer: false,
+          resource: undefined,
+          pauseAnnotations: c.pauseAnnotations,
+          backOffFactory: c.backOffFactory,
+          forget: false,
+        }),
+      )),
+    );
+  }
+  return out;
+}
+
+/** One object's pass as the engine would run it: the front end's body and the engine's settings. */
+interface PassSpec<Obj extends KubernetesObject> {
+  body: PassBody<Obj>;
+  key: string;
+  controller: string;
+  finalizer: string | false;
+  resource: ResourceRef | undefined;
+  pauseAnnotations: readonly string[];
+  backOffFactory: BackOffFactory;
+  /** Drop what the body keeps for the key afterwards (the controller is not running). */
+  forget: boolean;
+}
+
+function planOne<Obj extends KubernetesObject>(
+  target: PassPlanTarget<Obj>,
+  obj: Obj,
+): Promise<PlannedObject> {
+  const { core } = target;
+  const c = core.config;
+  return planObjectPass(target, obj, {
+    body: core.passBody,
+    key: objectKey(obj),
+    controller: c.name,
+    finalizer: c.finalizer,
+    resource: c.resource,
+    pauseAnnotations: c.pauseAnnotations,
+    backOffFactory: c.backOffFactory,
+    forget: !core.synced,
+  });
+}
+
+/** Plans one object's pass (see {@link planPasses}); exported for the informer controller's plan. */
+export async function planObjectPass<Obj extends KubernetesObject>(
+  target: Pick<PassPlanTarget<Obj>, 'client' | 'apiServer' | 'signal'>,
+  obj: Obj,
+  spec: PassSpec<Obj>,
+): Promise<PlannedObject> {
+  const planned: PlannedObject = {
+    name: obj.metadata?.name ?? '',
+    controller: spec.controller,
+    kind: obj.kind ?? spec.resource?.kind ?? '',
+    resources: [],
+  };
+  if (obj.metadata?.namespace !== undefined) planned.namespace = obj.metadata.namespace;
+  const paused = pauseAnnotation(obj, spec.pauseAnnotations);
+  if (paused !== undefined) {
+    planned.skipped = `paused (${paused.key})`;
+    return planned;
+  }
+  const deleting = obj.metadata?.deletionTimestamp !== undefined;
+  const writes: DryRunWrite[] = [];
+  const client = dryRunClient(target.client, (w) => writes.push(w));
+  const scope: GuardScope = { apiServer: target.apiServer, refused: [], errors: [] };
+  try {
+    await withinScope(scope, () => runFlow(passFlow(spec, client, obj, deleting, target.signal ?? NEVER)));
+  } catch (err) {
+    scope.errors?.push(err);
+  } finally {
+    // The plan is not a pass of the controller: what the body remembers per key (state, last seen) goes.
+    if (spec.forget) spec.body.forget?.(spec.key);
+  }
+  const failure = scope.errors?.find((e) => !(e instanceof NotPlannableError));
+  if (scope.refused.length === 0 && failure !== undefined) {
+    planned.error = errorMessage(failure);
+  }
+  planned.resources = resourcesOf(writes, deleting ? 'delete' : 'update');
+  if (scope.refused.length > 0) {
+    planned.resources.push({
+      resource: scope.refused.join(', '),
+      path: deleting ? 'delete' : 'update',
+      parts: [],
+      notPlannable: 'the reconciler wrote outside the planning client (refused, nothing was sent)',
+    });
+  }
+  return planned;
+}
+
+const NEVER = new AbortController().signal;
+const quiet: Logger = silentLogger();
+
+/** The engine's pass (PassRunner's flow) over one object, against the dry-run client. */
+function* passFlow<Obj extends KubernetesObject>(
+  spec: PassSpec<Obj>,
+  client: ObjectClient,
+  obj: Obj,
+  deleting: boolean,
+  signal: AbortSignal,
+): StepFlow<void> {
+  const { finalizer, resource } = spec;
+  if (deleting && finalizer !== false && !hasFinalizer(obj, finalizer)) return;
+  const info: PassInfo = { key: spec.key, deleting, gone: false, attempt: 0, logger: quiet };
+  const plan = spec.body.plan(obj, info);
+  if (plan === undefined) return;
+  let target = obj;
+  if (!deleting && finalizer !== false && resource !== undefined && !hasFinalizer(obj, finalizer)) {
+    // The real run adds the finalizer first (its own pass), then runs the body on the patched object.
+    const added = yield addFinalizer(client, resource, obj, finalizer, spec.backOffFactory, signal);
+    const a = added as Awaited<ReturnType<typeof addFinalizer>>;
+    if (a.outcome === 'added') target = a.object as Obj;
+  }
+  const ctx = new ReconcileContext({ signal, logger: quiet });
+  ctx.set(clientKey, client);
+  if (plan.prepare !== undefined) yield* plan.prepare(ctx, target);
+  if (!deleting) {
+    yield* plan.apply(ctx, target);
+    return;
+  }
+  const verdict = yield* plan.cleanup(ctx, target);
+  if (verdict.kind === 'done' && finalizer !== false && resource !== undefined) {
+    yield removeFinalizer(client, resource, target, finalizer, spec.backOffFactory, signal);
+  }
+}
