@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := test
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install build lint test test-unit test-e2e test-real test-node envtest-assets demo bench soak docs clean
+.PHONY: install build lint test test-unit test-e2e test-real test-node test-browser envtest-assets demo bench soak docs clean
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -25,6 +25,12 @@ test: install build lint
 
 test-unit: install
 	npx vitest run
+
+# The live view (/debug/) in a real headless browser: Debian's chromium, installed by scripts/install-browser.sh
+# when missing, driven by playwright-core (spec/browser/, its own vitest config: not part of `make test`).
+test-browser: install build
+	@browser="$$(scripts/install-browser.sh | tail -n 1)" && \
+	  CHROMIUM_PATH="$$browser" npx vitest run -c spec/browser/vitest.browser.config.ts
 
 # The conformance suite against the cluster named by KUBECONFIG (must be set).
 test-e2e: install build

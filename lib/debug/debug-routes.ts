@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HistoryRecorder } from './history-recorder.js';
+import type { PassTrigger } from './pass-trigger.js';
 import { LIVE_VIEW_HTML } from './live-view-page.js';
 
 /** One controller's live state for the page. @category Observability: logs, metrics, Events, health */
@@ -13,7 +14,14 @@ export interface DebugControllerState {
   queueDepth: number;
   /** Age of the oldest waiting key, ms (0 when none). */
   oldestWaitingMs: number;
+  /** Keys a worker runs now. */
+  running?: string[];
+  /** Keys enqueued and not started yet (at most DEBUG_QUEUED_KEYS), with why they were enqueued. */
+  queued?: { key: string; trigger: PassTrigger }[];
 }
+
+/** Waiting keys listed per controller. */
+export const DEBUG_QUEUED_KEYS = 200;
 
 /** What the routes read. */
 export interface DebugSource {

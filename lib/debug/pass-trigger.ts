@@ -76,6 +76,16 @@ export class TriggerLedger {
     return trigger;
   }
 
+  /** Up to `limit` waiting keys with their trigger, oldest noted first. */
+  waiting(limit: number): { key: string; trigger: PassTrigger }[] {
+    const out: { key: string; trigger: PassTrigger }[] = [];
+    for (const [key, trigger] of this.latest) {
+      if (out.length >= limit) break;
+      out.push({ key, trigger });
+    }
+    return out;
+  }
+
   /** Keys waiting with a trigger. */
   get size(): number {
     return this.latest.size;

@@ -11,7 +11,7 @@ import { HealthServer } from '../observability/health-server.js';
 import { addProcessMetrics } from '../observability/process-metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { WorkQueue } from '../queue/work-queue.js';
-import type { DebugControllerState } from '../debug/debug-routes.js';
+import { DEBUG_QUEUED_KEYS, type DebugControllerState } from '../debug/debug-routes.js';
 import { HistoryRecorder } from '../debug/history-recorder.js';
 import { debugEvent, recordPass } from '../debug/record-pass.js';
 import type { PassTrace } from '../context/pass-trace.js';
@@ -676,6 +676,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       leading: this.pool.running,
       ready: this.notReadyReason === undefined,
       ...this.pool.snapshot(),
+      running: this.pool.runningKeys(),
+      queued: this.triggers.waiting(DEBUG_QUEUED_KEYS),
     };
   }
 

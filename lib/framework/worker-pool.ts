@@ -113,6 +113,11 @@ export class WorkerPool {
     };
   }
 
+  /** Keys a worker runs now (the live view). */
+  runningKeys(): string[] {
+    return [...this.busy.values()].map((b) => b.key);
+  }
+
   /** When (Date.now() ms) `key` is due again from a delayed add, if any. */
   dueAt(key: string): number | undefined {
     return this.queue.dueAt(key);
