@@ -80,7 +80,11 @@ export function handleDebug(
       return true;
     case '/debug/api/objects': {
       const search = url.searchParams.get('search') ?? '';
-      json(res, 200, { total: source.history.size, objects: source.history.objects(search, OBJECTS_LIMIT) });
+      json(res, 200, {
+        total: source.history.size,
+        matched: source.history.count(search),
+        objects: source.history.objects(search, OBJECTS_LIMIT),
+      });
       return true;
     }
     case '/debug/api/events':

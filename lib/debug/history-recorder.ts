@@ -218,6 +218,19 @@ export class HistoryRecorder {
     return out;
   }
 
+  /** Objects whose key contains `search` (all of them for ''). */
+  count(search = ''): number {
+    if (search === '') return this.rings.size;
+    let n = 0;
+    for (const ring of this.rings.values()) if (ring.key.includes(search)) n += 1;
+    return n;
+  }
+
+  /** Live listeners (open SSE streams). */
+  get subscribers(): number {
+    return this.listeners.size;
+  }
+
   /** Calls `listener` after every recorded pass; returns the unsubscribe. */
   subscribe(listener: (summary: ObjectSummary) => void): () => void {
     this.listeners.add(listener);

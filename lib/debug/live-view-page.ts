@@ -40,6 +40,7 @@ var states = new Map();
 var selected = null;
 var query = "";
 var total = 0;
+var matched = 0;
 var renderPending = false;
 function cell(tr, text, cls) { var td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; tr.appendChild(td); return td; }
 function ago(ms) { return ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s"; }
@@ -70,7 +71,8 @@ function renderObjects() {
   states.forEach(function (s, sid) { if (s.key !== undefined && !rows.has(sid) && matches(s.key)) list.push({ controller: s.controller, key: s.key, pending: true }); });
   list.sort(function (a, b) { return (b.pending ? Infinity : b.startedAt) - (a.pending ? Infinity : a.startedAt); });
   document.getElementById("total").textContent = "(" + total + ")";
-  document.getElementById("shown").textContent = list.length > MAX_ROWS ? "showing the " + MAX_ROWS + " most recent of " + list.length + " \u2014 search to narrow" : "";
+  var of = Math.max(list.length, matched);
+  document.getElementById("shown").textContent = of > MAX_ROWS ? "showing the " + MAX_ROWS + " most recent of " + of + " \u2014 search to narrow" : "";
   list.slice(0, MAX_ROWS).forEach(function (o) { var tr = document.createElement("tr"); tr.className = o.pending ? "queued" : o.result;
     tr.dataset.key = o.key; if (selected && id(o) === id(selected)) tr.classList.add("sel");
     cell(tr, o.controller); cell(tr, o.key, "key"); cell(tr, stateText(states.get(id(o))), "state");
@@ -108,7 +110,7 @@ function loadObjects() {
   var q = query;
   fetch("api/objects?search=" + encodeURIComponent(q)).then(function (r) { return r.json(); }).then(function (b) {
     if (q !== query) return;
-    total = b.total; rows.clear(); b.objects.forEach(function (o) { rows.set(id(o), o); }); scheduleRender(); });
+    total = b.total; matched = b.matched; rows.clear(); b.objects.forEach(function (o) { rows.set(id(o), o); }); scheduleRender(); });
 }
 function refresh() {
   fetch("api/controllers").then(function (r) { return r.json(); }).then(function (b) { renderControllers(b.controllers); });

@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
 import { examplePath } from '../../examples/website-operator/example-path.js';
+import { DEBUG_ERROR_CHARS, HistoryRecorder } from '../../lib/debug/history-recorder.js';
+import { HealthServer } from '../../lib/observability/health-server.js';
 
 const MAIN = 'dist/examples/website-operator/main.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -170,4 +173,56 @@ it('shows an object queued, then reconciled; a failing one with its error and re
   await mkdir('docs/images', { recursive: true });
   await page.screenshot({ path: SCREENSHOT });
   expect(statSync(SCREENSHOT).size).toBeLessThan(200_000);
+});
+
+it('stays usable with 10,000 objects and very long error messages', async () => {
+  const history = new HistoryRecorder();
+  const n = 10_000;
+  for (let i = 0; i < n; i++) {
+    const long = i === n - 1;
+    history.record('bulk', `default/obj-${String(i).padStart(5, '0')}`, {
+      startedAt: Date.now() - n + i,
+      durationMs: 2,
+      result: long ? 'error' : 'success',
+      attempt: long ? 3 : 0,
+      deleting: false,
+      ...(long ? { error: `boom ${'y'.repeat(50_000)}`, nextAt: Date.now() + 60_000 } : {}),
+    });
+  }
+  const server = new HealthServer({
+    host: '127.0.0.1',
+    port: 0,
+    registry: new Registry(),
+    debug: { history, controllers: () => [] },
+  });
+  const url = await server.start();
+  try {
+    const bulk = await browser?.newPage({ viewport: { width: 1180, height: 880 } });
+    if (bulk === undefined) throw new Error('no browser');
+    await bulk.goto(`${url}/debug/`);
+    await waitFor(async () => (await bulk.locator('#objects tbody tr').count()) === 500, {
+      timeoutMs: 30_000,
+    });
+    expect(await bulk.locator('#shown').textContent()).toBe(
+      `showing the 500 most recent of ${n} — search to narrow`,
+    );
+    // The long message is cut by the server and scrolls inside its cell instead of stretching the row.
+    const err = bulk.locator('#objects tbody tr[data-key="default/obj-09999"] td.err');
+    expect(((await err.textContent()) ?? '').length).toBe(DEBUG_ERROR_CHARS + 1);
+    expect((await err.boundingBox())?.height ?? Infinity).toBeLessThan(200);
+    // An old object, not among the 500 shown, is found by name.
+    await bulk.fill('#search', 'obj-00042');
+    await waitFor(
+      async () => {
+        const rows = bulk.locator('#objects tbody tr');
+        return (
+          (await rows.count()) === 1 && (await rows.first().getAttribute('data-key')) === 'default/obj-00042'
+        );
+      },
+      { timeoutMs: 10_000 },
+    );
+    await bulk.close();
+  } finally {
+    await server.close();
+  }
 });
