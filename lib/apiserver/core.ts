@@ -18,6 +18,10 @@ export interface CoreSettings {
   maxBodyBytes: number;
   watchBufferBytes: number;
   bookmarkIntervalMs: number;
+  /** Put a `default` ServiceAccount and `kube-root-ca.crt` (this CA PEM) in every namespace; off when undefined. */
+  namespaceDefaults?: { caPem: string };
+  /** Write Deployments' status as the deployment controller would with no Pods ever ready. */
+  deploymentStatus?: boolean;
 }
 
 /** Everything a handler or background controller needs; one per server, no globals. */

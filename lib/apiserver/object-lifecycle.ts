@@ -58,9 +58,34 @@ export function commitUpdate(
   return { object: stored, deleted: false, changed: true };
 }
 
+/** Default grace period of a Pod without `spec.terminationGracePeriodSeconds` (the Pod default). */
+export const DEFAULT_POD_GRACE_PERIOD_SECONDS = 30;
+
+function isPod(type: ResourceType): boolean {
+  return type.group === '' && type.resource === 'pods';
+}
+
+/**
+ * The grace period a Pod's deletion gets, as kube's pod strategy decides it (pkg/registry/core/pod/
+ * strategy.go CheckGracefulDelete): the request's `gracePeriodSeconds`, else the Pod's
+ * `terminationGracePeriodSeconds` (default 30); 0 for a Pod bound to no node or already finished.
+ */
+export function podGracePeriod(pod: JsonObject, requested: number | undefined): number {
+  const spec = (pod.spec ?? {}) as JsonObject;
+  const status = (pod.status ?? {}) as JsonObject;
+  if (typeof spec.nodeName !== 'string' || spec.nodeName === '') return 0;
+  if (status.phase === 'Succeeded' || status.phase === 'Failed') return 0;
+  if (requested !== undefined) return Math.max(0, requested);
+  const own = spec.terminationGracePeriodSeconds;
+  return typeof own === 'number' ? Math.max(0, own) : DEFAULT_POD_GRACE_PERIOD_SECONDS;
+}
+
 /**
  * Deletes an object as kube-apiserver does: immediately when nothing holds it, otherwise by setting
- * deletionTimestamp (MODIFIED) and leaving the rest to finalizers and the garbage collector.
+ * deletionTimestamp (MODIFIED) and leaving the rest to finalizers and the garbage collector. A Pod bound
+ * to a node is deleted gracefully: `deletionTimestamp` = now + grace period and
+ * `deletionGracePeriodSeconds` set, and it stays until the grace period ends (the kubelet's part, which
+ * the background controllers play) or a delete with a shorter grace period comes.
  */
 export function deleteObject(
   core: ApiServerCore,
@@ -68,8 +93,40 @@ export function deleteObject(
   current: JsonObject,
   policy: PropagationPolicy | undefined,
   dryRun: boolean,
+  gracePeriodSeconds?: number,
 ): WriteResult {
   const meta = metadataOf(current);
+  if (isPod(type)) {
+    const grace = podGracePeriod(current, gracePeriodSeconds);
+    const marked = stringAt(meta, 'deletionTimestamp') !== undefined;
+    const currentGrace =
+      typeof meta.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds : 0;
+    // A first graceful delete, or one that shortens the grace period of an earlier one (rest/delete.go
+    // BeforeDelete): the Pod is marked, not removed.
+    if (grace > 0 && (!marked || grace < currentGrace)) {
+      const now = core.clock().getTime();
+      const due = Math.min(
+        now + grace * 1000,
+        marked ? Date.parse(stringAt(meta, 'deletionTimestamp') ?? '') || Infinity : Infinity,
+      );
+      const nextMeta: JsonObject = {
+        ...meta,
+        deletionTimestamp: formatTime(new Date(due)),
+        deletionGracePeriodSeconds: grace,
+      };
+      const wanted = [...stringsAt(meta, 'finalizers')];
+      if (policy === 'Foreground' && !wanted.includes(FOREGROUND_FINALIZER))
+        wanted.push(FOREGROUND_FINALIZER);
+      if (policy === 'Orphan' && !wanted.includes(ORPHAN_FINALIZER)) wanted.push(ORPHAN_FINALIZER);
+      if (wanted.length > 0) nextMeta.finalizers = wanted;
+      const next: JsonObject = { ...current, metadata: nextMeta };
+      if (dryRun) return { object: next, deleted: false, changed: true };
+      const stored = core.store.update(typeKey(type), next, current);
+      core.kick();
+      return { object: stored, deleted: false, changed: true };
+    }
+    if (marked && grace > 0) return { object: current, deleted: false, changed: false };
+  }
   const finalizers = stringsAt(meta, 'finalizers');
   const wanted = [...finalizers];
   if (policy === 'Foreground' && !wanted.includes(FOREGROUND_FINALIZER)) wanted.push(FOREGROUND_FINALIZER);

@@ -94,6 +94,20 @@ export interface ApiServerOptions extends ServerLimitOptions {
   bookmarkIntervalMs?: number;
   /** Largest accepted request body; default DEFAULT_MAX_BODY_BYTES (3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
+  /**
+   * Play kube-controller-manager's serviceaccount controller and root-ca-cert-publisher: every namespace
+   * (those at start included) gets a `default` ServiceAccount and a `kube-root-ca.crt` ConfigMap holding
+   * the server's CA (`ca.crt`, empty without `tls`), recreated when deleted. Default false: objects that
+   * appear in every namespace change what lists and watches of ServiceAccounts and ConfigMaps return.
+   */
+  namespaceDefaults?: boolean;
+  /**
+   * Play the deployment controller's status writes for Deployments whose Pods never run (no scheduler or
+   * kubelet here): `observedGeneration` and the `Available` condition (True at 0 replicas), so `kubectl
+   * rollout status` and `kubectl wait --for=condition=Available` finish for a 0-replica Deployment.
+   * Default false: the extra status write is an extra watch event for whoever watches Deployments.
+   */
+  deploymentStatus?: boolean;
   /** Time source (creation/deletion timestamps, Table ages); default the system clock. */
   clock?: Clock;
   /** Random source for fault probabilities; default Math.random. */
@@ -144,6 +158,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     onDrop: (typeKey) => journal?.append({ op: 'drop', t: typeKey, rv: store.currentRv }),
   });
   let kickScheduled = false;
+  const tls = options.tls === true ? {} : options.tls === false ? undefined : options.tls;
+  const ca = tls === undefined ? undefined : (tls.certificateAuthority ?? new CertificateAuthority());
   const core: ApiServerCore = {
     registry,
     store,
@@ -155,6 +171,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       watchBufferBytes: options.watchBufferBytes ?? DEFAULT_WATCH_BUFFER_BYTES,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
+      ...(options.namespaceDefaults === true ? { namespaceDefaults: { caPem: ca?.cert ?? '' } } : {}),
+      ...(options.deploymentStatus === true ? { deploymentStatus: true } : {}),
     },
     durable: () => journal?.durable() ?? Promise.resolve(),
     kick: () => {
@@ -216,8 +234,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     }
   };
   let hostPort = '';
-  const tls = options.tls === true ? {} : options.tls === false ? undefined : options.tls;
-  const ca = tls === undefined ? undefined : (tls.certificateAuthority ?? new CertificateAuthority());
   const clientCertificates = tls?.clientCertificates === true;
   const authenticate = buildAuthenticator({
     token: options.token,
@@ -288,6 +304,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
       closed = true;
+      controllers.close();
       hub.endAll();
       let pending = 2;
       const done = (): void => {

@@ -16,7 +16,7 @@ export const DEFAULT_CLI_PORT = 6443;
 export const TOKEN_ENV = 'RECONCILEKIT_APISERVER_TOKEN';
 
 const USAGE = `usage: reconcilekit apiserver [--host H] [--port P] [--token-file PATH] [--tls [--client-certificates]]
-                              [--kubeconfig PATH] [--data FILE]
+                              [--kubeconfig PATH] [--data FILE] [--namespace-defaults] [--deployment-status]
 
 Runs the embedded Kubernetes-compatible API server until SIGINT/SIGTERM.
   --host H          interface to bind (default 127.0.0.1)
@@ -29,6 +29,12 @@ Runs the embedded Kubernetes-compatible API server until SIGINT/SIGTERM.
   --kubeconfig PATH write a kubeconfig for kubectl and client-node
   --data FILE       persist objects in FILE, mode 0600 (fsynced log + snapshot: acknowledged
                     writes survive a restart, even a SIGKILL)
+  --namespace-defaults
+                    a "default" ServiceAccount and a "kube-root-ca.crt" ConfigMap in every namespace,
+                    as kube-controller-manager keeps them
+  --deployment-status
+                    write Deployments' status (observedGeneration, Available) as the deployment
+                    controller would with no Pods running: kubectl rollout status finishes at 0 replicas
 `;
 
 /** Thrown for bad command-line arguments (exit code 2). */
@@ -66,6 +72,14 @@ export function parseApiServerArgs(
     if (arg === '--tls' || arg === '--client-certificates') {
       const current = typeof parsed.options.tls === 'object' ? parsed.options.tls : {};
       parsed.options.tls = arg === '--tls' ? current : { ...current, clientCertificates: true };
+      continue;
+    }
+    if (arg === '--namespace-defaults') {
+      parsed.options.namespaceDefaults = true;
+      continue;
+    }
+    if (arg === '--deployment-status') {
+      parsed.options.deploymentStatus = true;
       continue;
     }
     const eq = arg.indexOf('=');

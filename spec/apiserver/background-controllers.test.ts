@@ -5,8 +5,8 @@ import type { ApiServerCore } from '../../lib/apiserver/core.js';
 import { Registry } from '../../lib/apiserver/registry.js';
 import type { StoreEvent } from '../../lib/apiserver/store.js';
 
-function controllers(): BackgroundControllers {
-  const core = { registry: new Registry() } as unknown as ApiServerCore;
+function controllers(settings: Partial<ApiServerCore['settings']> = {}): BackgroundControllers {
+  const core = { registry: new Registry(), settings } as unknown as ApiServerCore;
   return new BackgroundControllers(core);
 }
 
@@ -60,5 +60,29 @@ describe('background controllers', () => {
         event('MODIFIED', { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['example.com/f'] }, {}),
       ),
     ).toBe(false);
+  });
+
+  it('queue namespace defaults and Deployment status only when those stand-ins are on', () => {
+    const namespace: StoreEvent = {
+      typeKey: '/namespaces',
+      type: 'ADDED',
+      object: { metadata: { name: 'n', uid: 'n1' } },
+      rv: 1,
+    };
+    const deployment: StoreEvent = {
+      typeKey: 'apps/deployments',
+      type: 'ADDED',
+      object: { metadata: { name: 'd', namespace: 'n', uid: 'd1', generation: 1 } },
+      rv: 2,
+    };
+    const off = controllers();
+    expect(off.observe(namespace)).toBe(false);
+    expect(off.observe(deployment)).toBe(false);
+    const on = controllers({ namespaceDefaults: { caPem: '' }, deploymentStatus: true });
+    expect(on.observe(namespace)).toBe(true);
+    expect(on.observe(deployment)).toBe(true);
+    // A Deployment whose generation is observed needs nothing.
+    const observed = { ...deployment, object: { ...deployment.object, status: { observedGeneration: 1 } } };
+    expect(controllers({ deploymentStatus: true }).observe(observed)).toBe(false);
   });
 });

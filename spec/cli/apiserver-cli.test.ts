@@ -147,6 +147,10 @@ describe('reconcilekit apiserver', () => {
     });
     expect(parseApiServerArgs(['--tls']).options.tls).toEqual({});
     expect(parseApiServerArgs(['--client-certificates']).options.tls).toEqual({ clientCertificates: true });
+    expect(parseApiServerArgs(['--namespace-defaults', '--deployment-status']).options).toMatchObject({
+      namespaceDefaults: true,
+      deploymentStatus: true,
+    });
   });
 
   it('takes the token from --token-file or the environment, so it never shows in ps', async () => {

@@ -16,6 +16,7 @@ export default defineConfig({
       'spec/apiserver/fidelity/operator-kinds.test.ts',
       'spec/apiserver/fidelity/crd-explain.test.ts',
       'spec/apiserver/fidelity/built-in-tables.test.ts',
+      'spec/apiserver/fidelity/namespace-controllers.test.ts',
       'spec/real/**/*.test.ts',
       'spec/testing/kube-apiserver-backend.test.ts',
       // The example operators through reconcilekit/testing, whose startTestEnvironment follows

@@ -16,6 +16,7 @@ interface DeleteOptions {
   policy?: PropagationPolicy;
   uid?: string;
   resourceVersion?: string;
+  gracePeriodSeconds?: number;
   dryRun: boolean;
 }
 
@@ -49,6 +50,14 @@ function deleteOptionsOf(ctx: RequestContext): DeleteOptions {
   } else if (source.orphanDependents === false) {
     options.policy = 'Background';
   }
+  const grace = source.gracePeriodSeconds;
+  if (grace !== undefined && grace !== null) {
+    const seconds = typeof grace === 'number' ? grace : Number(grace);
+    if (!Number.isInteger(seconds)) {
+      throw badRequest(`gracePeriodSeconds: must be an integer, got ${JSON.stringify(grace)}`);
+    }
+    options.gracePeriodSeconds = seconds;
+  }
   const preconditions = objectAt(source, 'preconditions');
   const uid = stringAt(preconditions, 'uid');
   if (uid !== undefined) options.uid = uid;
@@ -78,7 +87,14 @@ function deleteOne(
       `Precondition failed: ResourceVersion in precondition: ${options.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`,
     );
   }
-  return deleteObject(ctx.core, ctx.type, current, options.policy, options.dryRun);
+  return deleteObject(
+    ctx.core,
+    ctx.type,
+    current,
+    options.policy,
+    options.dryRun,
+    options.gracePeriodSeconds,
+  );
 }
 
 /** DELETE of one object. */
