@@ -21,7 +21,8 @@ const USAGE = `usage: reconcilekit apiserver [--host H] [--port P] [--token-file
 Runs the embedded Kubernetes-compatible API server until SIGINT/SIGTERM.
   --host H          interface to bind (default 127.0.0.1)
   --port P          port (default ${DEFAULT_CLI_PORT}; 0 = any free port)
-  --token-file PATH require "Authorization: Bearer <first line of PATH>" (or set ${TOKEN_ENV})
+  --token-file PATH require "Authorization: Bearer <first line of PATH>" (or set ${TOKEN_ENV});
+                    implies --tls: kubectl (client-go) sends a kubeconfig's token only over HTTPS
   --token T         the same with the token inline (visible to other users in ps: prefer the above)
   --tls             serve HTTPS with a CA and certificate generated at start (the kubeconfig trusts the CA)
   --client-certificates
@@ -122,6 +123,9 @@ export function parseApiServerArgs(
         throw new UsageError(`unknown flag "${flag}"`);
     }
   }
+  // Over plain http client-go never sends the kubeconfig's bearer token, so every kubectl call would be
+  // 401: token mode serves HTTPS, and the kubeconfig carries the token and the CA.
+  if (parsed.options.token !== undefined && parsed.options.tls === undefined) parsed.options.tls = {};
   return parsed;
 }
 

@@ -52,6 +52,11 @@ function start(args: string[]): { child: ChildProcess; url: Promise<string>; exi
   return { child, url, exit };
 }
 
+async function waitForFile(path: string): Promise<void> {
+  for (let i = 0; i < 200 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(existsSync(path)).toBe(true);
+}
+
 describe('reconcilekit apiserver', () => {
   it('prints its URL, serves kubectl through the written kubeconfig, and exits 0 on SIGTERM', async () => {
     const kubeconfigPath = join(dir, 'kubeconfig');
@@ -146,6 +151,7 @@ describe('reconcilekit apiserver', () => {
       port: 6443,
     });
     expect(parseApiServerArgs(['--tls']).options.tls).toEqual({});
+    expect(parseApiServerArgs(['--token', 't']).options.tls).toEqual({});
     expect(parseApiServerArgs(['--client-certificates']).options.tls).toEqual({ clientCertificates: true });
     expect(parseApiServerArgs(['--namespace-defaults', '--deployment-status']).options).toMatchObject({
       namespaceDefaults: true,
@@ -161,12 +167,38 @@ describe('reconcilekit apiserver', () => {
       'from-env',
     );
     expect(() => parseApiServerArgs(['--token-file', join(dir, 'missing')], {})).toThrow(/--token-file/);
-    const server = start(['--port', '0', '--token-file', tokenFile]);
+    const kubeconfigPath = join(dir, 'token-kubeconfig');
+    const server = start(['--port', '0', '--token-file', tokenFile, '--kubeconfig', kubeconfigPath]);
     try {
       const url = await server.url;
-      expect((await fetch(`${url}/api/v1/namespaces`)).status).toBe(401);
-      const ok = await fetch(`${url}/api/v1/namespaces`, { headers: { Authorization: 'Bearer from-file' } });
-      expect(ok.status).toBe(200);
+      // Token mode serves HTTPS: client-go sends a kubeconfig's token only over TLS.
+      expect(url).toMatch(/^https:/);
+      await waitForFile(kubeconfigPath);
+      const target = { kubeconfigPath, dir } as Parameters<typeof kubectl>[0];
+      const ok = await kubectl(target, ['get', 'namespaces', '-o', 'name']);
+      expect(ok.stderr).toBe('');
+      expect(ok.stdout).toContain('namespace/default');
+      const whoami = await kubectl(target, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
+      expect(whoami.stdout).toBe('reconcilekit-admin');
+      // The same kubeconfig with another token: 401, which kubectl reports as Unauthorized.
+      const wrongPath = join(dir, 'wrong-token-kubeconfig');
+      writeFileSync(wrongPath, readFileSync(kubeconfigPath, 'utf8').replace(/token: .*/, 'token: "wrong"'));
+      const denied = await kubectl({ ...target, kubeconfigPath: wrongPath }, ['get', 'namespaces'], '');
+      expect(denied.code).not.toBe(0);
+      expect(denied.stderr).toContain('You must be logged in to the server (Unauthorized)');
+      // And without any credential: 401, on which kubectl asks for a user name (stdin closed: EOF).
+      const anonymousPath = join(dir, 'anonymous-kubeconfig');
+      writeFileSync(
+        anonymousPath,
+        readFileSync(kubeconfigPath, 'utf8').replace(/ {2}user:\n {4}token: .*/, '  user: {}'),
+      );
+      const anonymous = await kubectl(
+        { ...target, kubeconfigPath: anonymousPath },
+        ['get', 'namespaces'],
+        '',
+      );
+      expect(anonymous.code).not.toBe(0);
+      expect(anonymous.stdout).toContain('Please enter Username');
       // What `ps` shows: the path, never the token.
       expect(readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8')).not.toContain('from-file\0');
     } finally {
