@@ -68,6 +68,26 @@ function printerColumnsOf(version: JsonObject): PrinterColumn[] | undefined {
   });
 }
 
+/**
+ * The Warning text for a deprecated version: its deprecationWarning, or kube's default naming the most
+ * preferred served, non-deprecated version newer than it
+ * (k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go, defaultDeprecationWarning).
+ */
+function deprecationWarningOf(spec: JsonObject, version: JsonObject, served: JsonObject[]): string {
+  const custom = stringAt(version, 'deprecationWarning');
+  if (custom !== undefined) return custom;
+  const group = stringAt(spec, 'group') ?? '';
+  const kind = stringAt(objectAt(spec, 'names'), 'kind') ?? '';
+  const name = stringAt(version, 'name') ?? '';
+  const text = `${group}/${name} ${kind} is deprecated`;
+  const newer = served
+    .filter((v) => v.deprecated !== true)
+    .map((v) => stringAt(v, 'name') ?? '')
+    .filter((v) => compareVersions(v, name) < 0)
+    .sort(compareVersions);
+  return newer[0] === undefined ? text : `${text}; use ${group}/${newer[0]} ${kind}`;
+}
+
 /** The resource type a (valid) CRD registers. */
 export function crdToType(crd: JsonObject): ResourceType {
   const spec = objectAt(crd, 'spec') ?? {};
@@ -87,6 +107,7 @@ export function crdToType(crd: JsonObject): ResourceType {
     if (schema) sv.schema = schema;
     const cols = printerColumnsOf(v);
     if (cols) sv.printerColumns = cols;
+    if (v.deprecated === true) sv.deprecationWarning = deprecationWarningOf(spec, v, versions);
     return sv;
   });
   const selectable = Array.isArray(storage.selectableFields)

@@ -106,7 +106,9 @@ export function sendJson(
   }
   const text = JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), ...headers });
-  res.end(res.req.method === 'HEAD' ? undefined : text);
+  // A Buffer body makes Node write the header block apart, as latin1: a Warning header's UTF-8 bytes go
+  // out as they are (with a string body Node joins the two and UTF-8-encodes the headers a second time).
+  res.end(res.req.method === 'HEAD' ? undefined : Buffer.from(text));
 }
 
 /** Writes an ApiError as its Status. */

@@ -15,6 +15,12 @@ export interface ServedVersion {
   schema?: JSONSchemaProps;
   /** Printer columns for Table output; undefined means Name and Age. */
   printerColumns?: PrinterColumn[];
+  /**
+   * The version is deprecated (CRD `deprecated: true`): every request to its resources answers this
+   * text in a `299` Warning header — the CRD's deprecationWarning, or kube's default
+   * `<group>/<version> <Kind> is deprecated; use <group>/<newest served version> <Kind>`.
+   */
+  deprecationWarning?: string;
 }
 
 /** A resource type the server serves: a built-in kind or one registered by a CRD. */

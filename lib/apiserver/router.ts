@@ -130,6 +130,10 @@ export function createRouter(
     const resolved = core.registry.resolve(info.group, info.version, info.resource);
     if (!resolved) throw pathNotFound();
     if (!resolved.type.namespaced && info.namespace !== undefined) throw pathNotFound();
+    // A deprecated CRD version warns on every request to it, failed ones included (kube adds the warning
+    // before serving: k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go).
+    const deprecation = resolved.version.deprecationWarning;
+    if (deprecation !== undefined) res.setHeader('Warning', warningHeader(deprecation));
     if (!acceptsJson(accept) && !(accept ?? '').includes('protobuf')) {
       throw notAcceptable('only the following media types are accepted: application/json');
     }
@@ -163,7 +167,7 @@ export function createRouter(
       version: resolved.version,
       query: url.searchParams,
       body,
-      warnings: [],
+      warnings: deprecation === undefined ? [] : [deprecation],
     };
     if (info.verb === 'watch') {
       handleWatch(ctx);
@@ -175,10 +179,7 @@ export function createRouter(
     if (info.verb !== 'get' && info.verb !== 'list') await core.durable();
     const headers: Record<string, string> = { ...(reply.headers ?? {}) };
     if (ctx.warnings.length > 0) {
-      res.setHeader(
-        'Warning',
-        ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-      );
+      res.setHeader('Warning', ctx.warnings.map(warningHeader));
     }
     sendJson(res, reply.code, reply.body, headers);
   };
@@ -234,6 +235,15 @@ function dispatch(ctx: RequestContext): Reply {
     default:
       throw new ApiError(statusForCode(405).status);
   }
+}
+
+/**
+ * A `299` Warning header value with the text quoted (k8s.io/apimachinery/pkg/util/net NewWarningHeader):
+ * the UTF-8 bytes go out as they are (Node writes header strings as latin1, one byte per char), so a
+ * non-ASCII field name or deprecation text reaches the client instead of failing the response.
+ */
+function warningHeader(text: string): string {
+  return Buffer.from(`299 - ${JSON.stringify(text)}`, 'utf8').toString('latin1');
 }
 
 /** A reply, plain text, or the markers 'openapi-v2' (protobuf body) and 'page-not-found'. */

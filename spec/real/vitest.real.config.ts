@@ -13,6 +13,7 @@ export default defineConfig({
       'spec/apiserver/fidelity/apply-list-map.test.ts',
       'spec/apiserver/fidelity/crd-status-reset.test.ts',
       'spec/apiserver/fidelity/crd-nulls-versions.test.ts',
+      'spec/apiserver/fidelity/crd-deprecation.test.ts',
       'spec/apiserver/fidelity/operator-kinds.test.ts',
       'spec/apiserver/fidelity/crd-explain.test.ts',
       'spec/apiserver/fidelity/built-in-tables.test.ts',

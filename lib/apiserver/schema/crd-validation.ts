@@ -120,6 +120,7 @@ function validateVersions(versions: unknown): FieldCause[] {
         causes.push(...validateSchemaRules(schema, `${path}.schema.openAPIV3Schema`));
       }
     }
+    causes.push(...validateDeprecationWarning(version, `${path}.deprecationWarning`));
     causes.push(...validateColumns(version.additionalPrinterColumns, `${path}.additionalPrinterColumns`));
     causes.push(
       ...validateScale(record(record(version.subresources).scale), `${path}.subresources.scale`, version),
@@ -136,6 +137,40 @@ function validateVersions(versions: unknown): FieldCause[] {
   }
   if (served === 0)
     causes.push(fieldError.invalid('spec.versions', versions, 'must have at least one served version'));
+  return causes;
+}
+
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/**
+ * deprecationWarning: at most 256 bytes, only on a deprecated version, printable characters only
+ * (k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go).
+ */
+function validateDeprecationWarning(version: Record<string, unknown>, path: string): FieldCause[] {
+  const warning = version.deprecationWarning;
+  if (typeof warning !== 'string') return [];
+  const causes: FieldCause[] = [];
+  if (Buffer.byteLength(warning) > 256) {
+    causes.push(fieldError.invalid(path, warning, 'must be <= 256 characters long'));
+  }
+  if (version.deprecated !== true) {
+    causes.push(fieldError.invalid(path, warning, 'can only be set for deprecated versions'));
+  }
+  let index = 0;
+  for (const char of warning) {
+    if (!PRINTABLE.test(char)) {
+      causes.push(
+        fieldError.invalid(
+          path,
+          warning,
+          `must only contain printable UTF-8 characters; non-printable character found at index ${index}`,
+        ),
+      );
+      break;
+    }
+    index += Buffer.byteLength(char);
+  }
   return causes;
 }
 
