@@ -14,6 +14,7 @@ export default defineConfig({
       'spec/apiserver/fidelity/crd-status-reset.test.ts',
       'spec/apiserver/fidelity/crd-nulls-versions.test.ts',
       'spec/apiserver/fidelity/crd-deprecation.test.ts',
+      'spec/apiserver/fidelity/builtin-decode-errors.test.ts',
       'spec/apiserver/fidelity/operator-kinds.test.ts',
       'spec/apiserver/fidelity/crd-explain.test.ts',
       'spec/apiserver/fidelity/built-in-tables.test.ts',

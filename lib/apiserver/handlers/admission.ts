@@ -13,8 +13,14 @@ import {
   pruneWithTrustedSchema,
 } from '../schema/prune.js';
 import { builtInSchema } from '../builtin/builtin-schemas.js';
+import {
+  builtInDefinitionName,
+  goFormat,
+  jsonDecodeError,
+  unstructuredConvertError,
+} from '../builtin/go-decode.js';
 import { apiVersionOf } from '../resource-type.js';
-import { badRequest, invalid } from '../status.js';
+import { ApiError, badRequest, failureStatus, invalid } from '../status.js';
 import { schemaHasRules, validateCelRules } from '../cel/validate-rules.js';
 import { fieldError } from '../validation/field-errors.js';
 import type { RequestContext } from './request-context.js';
@@ -40,6 +46,53 @@ export function checkTypeMeta(ctx: RequestContext, obj: JsonObject): void {
   obj.kind = ctx.type.kind;
   if (obj.metadata === undefined) obj.metadata = {};
   if (!isJsonObject(obj.metadata)) throw badRequest('metadata must be an object');
+}
+
+function definitionOf(ctx: RequestContext): string | undefined {
+  if (!ctx.type.builtin) return undefined;
+  return builtInDefinitionName(ctx.type.group, ctx.version.name, ctx.type.kind);
+}
+
+/**
+ * Built-in kinds: a JSON body whose values do not fit the kind's Go types (a string for an int32, an
+ * object for a list) is a 400, with encoding/json's text as kube-apiserver's decoder answers it:
+ * `Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go
+ * struct field DeploymentSpec.spec.replicas of type int32`.
+ */
+export function checkBuiltInDecoding(ctx: RequestContext, body: JsonObject): void {
+  const definition = definitionOf(ctx);
+  if (definition === undefined) return;
+  const error = jsonDecodeError(body, definition);
+  if (error === undefined) return;
+  const kind = ctx.type.kind;
+  throw badRequest(`${kind} in version "${ctx.version.name}" cannot be handled as a ${kind}: ${error}`);
+}
+
+/**
+ * Built-in kinds: a patch whose result does not decode into the kind's Go type is a 422 on the field
+ * `patch` with no kind or name, as k8s.io/apiserver/pkg/endpoints/handlers/patch.go answers it — the value
+ * is the patched JSON (JSON and merge patches, encoding/json's text) or the strategic merge patch as Go
+ * prints it (FromUnstructured's text).
+ */
+export function checkPatchedBuiltIn(
+  ctx: RequestContext,
+  patched: JsonObject,
+  patch: unknown,
+  strategic: boolean,
+): void {
+  const definition = definitionOf(ctx);
+  if (definition === undefined) return;
+  const error = strategic
+    ? unstructuredConvertError(patched, definition)
+    : jsonDecodeError(patched, definition);
+  if (error === undefined) return;
+  const value = strategic ? goFormat(patch) : JSON.stringify(patched);
+  const message = `Invalid value: ${JSON.stringify(value)}: ${error}`;
+  throw new ApiError(
+    failureStatus(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
+      causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
+    }),
+  );
 }
 
 /** Fills the namespace from the URL; a different one in the body is a 400. */

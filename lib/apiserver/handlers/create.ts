@@ -15,7 +15,13 @@ import {
   methodNotAllowed,
   notFound,
 } from '../status.js';
-import { admitSchema, checkNamespace, checkTypeMeta, validateMeta } from './admission.js';
+import {
+  admitSchema,
+  checkBuiltInDecoding,
+  checkNamespace,
+  checkTypeMeta,
+  validateMeta,
+} from './admission.js';
 import { presentObject, toStorage } from './presentation.js';
 import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
 
@@ -36,6 +42,7 @@ export function handleCreate(ctx: RequestContext): Reply {
     throw methodNotAllowed(`${ctx.type.resource} must be created in a namespace`);
   }
   const obj = parseJsonObject(ctx.body);
+  checkBuiltInDecoding(ctx, obj);
   checkTypeMeta(ctx, obj);
   checkNamespace(ctx, obj);
   return createObject(ctx, obj, { managedFieldsSet: false });

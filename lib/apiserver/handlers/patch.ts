@@ -20,7 +20,7 @@ import {
   pathNotFound,
   unsupportedMediaType,
 } from '../status.js';
-import { checkName, checkNamespace, checkTypeMeta } from './admission.js';
+import { checkName, checkNamespace, checkPatchedBuiltIn, checkTypeMeta } from './admission.js';
 import { createObject } from './create.js';
 import { presentObject } from './presentation.js';
 import { kindRefOf, type RequestContext } from './request-context.js';
@@ -79,13 +79,14 @@ export function handlePatch(ctx: RequestContext): Reply {
   if (!current) throw notFound(ctx.type, name);
   const target = sub === 'scale' ? scaleOf(ctx, current) : structuredClone(presentObject(ctx, current));
   let patched: unknown;
+  let patch: unknown;
   try {
     if (kind === 'json') {
       const ops = parseJson(ctx.body, 'the JSON patch');
       if (!Array.isArray(ops)) throw badRequest('json patch must be an array of operations');
       patched = applyJsonPatch(target, ops);
     } else {
-      const patch = parseJsonObject(ctx.body, 'the patch');
+      patch = parseJsonObject(ctx.body, 'the patch');
       patched =
         kind === 'merge'
           ? applyMergePatch(target, patch)
@@ -99,6 +100,7 @@ export function handlePatch(ctx: RequestContext): Reply {
     patchFailure(e);
   }
   if (!isJsonObject(patched)) throw badRequest('the patch must leave an object');
+  if (sub !== 'scale') checkPatchedBuiltIn(ctx, patched, patch, kind === 'strategic');
   if (sub === 'scale')
     return updateObject(ctx, current, scaleToObject(ctx, current, patched), { requireRv: false });
   checkTypeMeta(ctx, patched);

@@ -15,7 +15,14 @@ import { afterKindWrite, isNamespaceType, prepareKind } from '../kind-hooks.js';
 import { commitUpdate } from '../object-lifecycle.js';
 import { typeKey } from '../resource-type.js';
 import { conflict, invalid, methodNotAllowed, notFound, pathNotFound } from '../status.js';
-import { admitSchema, checkName, checkNamespace, checkTypeMeta, validateMeta } from './admission.js';
+import {
+  admitSchema,
+  checkBuiltInDecoding,
+  checkName,
+  checkNamespace,
+  checkTypeMeta,
+  validateMeta,
+} from './admission.js';
 import { presentObject, toStorage } from './presentation.js';
 import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
 import { scaleOf, scaleToObject } from './scale.js';
@@ -48,6 +55,7 @@ export function currentObject(ctx: RequestContext): JsonObject {
 export function handleUpdate(ctx: RequestContext): Reply {
   if (ctx.info.name === undefined) throw methodNotAllowed();
   const body = parseJsonObject(ctx.body);
+  if (ctx.info.subresource !== 'scale') checkBuiltInDecoding(ctx, body);
   // kube checks the body's name against the URL before looking the object up
   // (k8s.io/apiserver/pkg/endpoints/handlers/update.go), so a mismatch is a 400 even when it is absent.
   if (ctx.info.subresource !== 'scale') checkName(ctx, body);
