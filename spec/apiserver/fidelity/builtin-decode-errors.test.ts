@@ -262,7 +262,7 @@ describe('a patch whose result does not fit the Go types: 422 on the field patch
       'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
     );
     const shown = JSON.parse(
-      JSON.parse(/^Invalid value: (".*"): /s.exec((r.body).details.causes[0].message)?.[1] ?? '""'),
+      JSON.parse(/^Invalid value: (".*"): /s.exec(r.body.details.causes[0].message)?.[1] ?? '""'),
     );
     expect(shown.metadata.name).toBe(name);
   });
