@@ -68,8 +68,16 @@ export function traceApplied(entry: ResourceTrace, part: AppliedPart['part'], ch
   (entry.applied ??= []).push(describeChange(part, change));
 }
 
+/** A part without count or names: shared, so tracing a scalar change allocates nothing. */
+const BARE: Readonly<Record<AppliedPart['part'], AppliedPart>> = {
+  create: Object.freeze({ part: 'create' }),
+  delete: Object.freeze({ part: 'delete' }),
+  update: Object.freeze({ part: 'update' }),
+};
+
 /** Count and names of a change, never its contents. */
 export function describeChange(part: AppliedPart['part'], change: unknown): AppliedPart {
+  if (typeof change !== 'object' || change === null) return BARE[part];
   const out: AppliedPart = { part };
   let items: Iterable<unknown> | undefined;
   if (Array.isArray(change)) {
@@ -85,7 +93,7 @@ export function describeChange(part: AppliedPart['part'], change: unknown): Appl
     out.count = 1;
     items = [change];
   }
-  if (items === undefined) return out;
+  if (items === undefined) return BARE[part];
   const names: string[] = [];
   for (const item of items) {
     if (names.length >= TRACE_MAX_NAMES) break;
