@@ -538,4 +538,5 @@ export {
   type Plannable,
 } from './plan/plan.js';
 export { NotPlannableError } from './plan/planning-client.js';
+export { renderDiff, type RenderDiffOptions } from './plan/render-diff.js';
 export type { FieldChange } from './plan/field-diff.js';

@@ -6,15 +6,17 @@ import { Framework } from '../framework/framework.js';
 import { loadKubeConfig } from '../kube/kube-config.js';
 import { Operator } from '../operator/operator.js';
 import { plan, type Plan, type Plannable } from '../plan/plan.js';
+import { renderDiff } from '../plan/render-diff.js';
 import type { CommandIo } from './apiserver-command.js';
 
 type PlanIo = Pick<CommandIo, 'stdout' | 'stderr'>;
 
-const USAGE = `usage: reconcilekit plan <entry.js> [--kubeconfig FILE] [-n NAMESPACE] [-l SELECTOR] [-o table|json]
+const USAGE = `usage: reconcilekit plan <entry.js> [--kubeconfig FILE] [-n NAMESPACE] [-l SELECTOR] [-o table|json|diff] [--color|--no-color]
 
 Loads your operator's entry module without starting it and prints what it would change, object by object.
 The module must export its Operator, Framework or Controller as \`operator\`, \`framework\` or
-\`controller\` (or as the default export) and start it only when run as the main module. Exit code: 0 nothing would change, 2 changes are planned, 1 errors.
+\`controller\` (or as the default export) and start it only when run as the main module. -o diff prints a unified diff of each changed object's YAML, colored when stdout is a
+terminal (or with --color). Exit code: 0 nothing would change, 2 changes are planned, 1 errors.
 `;
 
 interface PlanArgs {
@@ -22,7 +24,8 @@ interface PlanArgs {
   kubeconfig?: string;
   namespace?: string;
   selector?: string;
-  output: 'table' | 'json';
+  output: 'table' | 'json' | 'diff';
+  color?: boolean;
 }
 
 function parse(argv: readonly string[]): PlanArgs | string {
@@ -39,9 +42,11 @@ function parse(argv: readonly string[]): PlanArgs | string {
     else if (arg === '-l' || arg === '--selector') out.selector = value();
     else if (arg === '-o' || arg === '--output') {
       const o = value();
-      if (o !== 'table' && o !== 'json') return `-o must be table or json, got "${o}"`;
+      if (o !== 'table' && o !== 'json' && o !== 'diff') return `-o must be table, json or diff, got "${o}"`;
       out.output = o;
-    } else if (arg.startsWith('-')) return `unknown option "${arg}"`;
+    } else if (arg === '--color') out.color = true;
+    else if (arg === '--no-color') out.color = false;
+    else if (arg.startsWith('-')) return `unknown option "${arg}"`;
     else if (out.entry !== undefined) return `one entry module only, got "${out.entry}" and "${arg}"`;
     else out.entry = arg;
   }
@@ -121,7 +126,11 @@ export async function runPlanCommand(argv: readonly string[], io: PlanIo): Promi
     if (args.namespace !== undefined) options.namespace = args.namespace;
     if (args.selector !== undefined) options.labelSelector = args.selector;
     const result = await plan(target, options);
-    io.stdout(args.output === 'json' ? `${JSON.stringify(result, null, 2)}\n` : table(result));
+    if (args.output === 'json') io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    else if (args.output === 'diff') {
+      const color = args.color ?? (process.stdout.isTTY && process.env.NO_COLOR === undefined);
+      io.stdout(renderDiff(result, { color }));
+    } else io.stdout(table(result));
     if (result.errors > 0) return 1;
     return result.changes > 0 ? 2 : 0;
   } catch (err) {

@@ -81,6 +81,29 @@ describe('reconcilekit plan', () => {
       path: 'data.message',
       after: 'hi',
     });
+    // -o diff: the planned ConfigMap's YAML as a unified diff; plain when stdout is no terminal, ANSI with --color.
+    const diff = await run(join(dir, 'operator.mjs'), '--kubeconfig', kc, '-n', ns, '-o', 'diff');
+    expect(diff.code).toBe(2);
+    const lines = diff.stdout.split('\n');
+    expect(lines).toContain(`# ${ns}/hello (resource set 0)`);
+    expect(lines).toContain('--- /dev/null');
+    expect(lines).toContain('+++ greeting-configmap (planned create)');
+    expect(lines).toContain('+kind: ConfigMap');
+    expect(lines).toContain('+  message: hi');
+    expect(lines.find((l) => l.startsWith('@@'))).toMatch(/^@@ -0,0 \+1,\d+ @@$/);
+    expect(diff.stdout).not.toContain('\u001b[');
+    const colored = await run(
+      join(dir, 'operator.mjs'),
+      '--kubeconfig',
+      kc,
+      '-n',
+      ns,
+      '-o',
+      'diff',
+      '--color',
+    );
+    expect(colored.code).toBe(2);
+    expect(colored.stdout).toContain('\u001b[32m+  message: hi\u001b[0m');
     const cms = await env.client.list({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -102,6 +125,6 @@ describe('reconcilekit plan', () => {
     expect(broken.stderr).toMatch(/loading .*broken\.mjs failed/);
     const badOutput = await run(join(dir, 'operator.mjs'), '-o', 'yaml');
     expect(badOutput.code).toBe(1);
-    expect(badOutput.stderr).toMatch(/-o must be table or json/);
+    expect(badOutput.stderr).toMatch(/-o must be table, json or diff/);
   }, 60_000);
 });
