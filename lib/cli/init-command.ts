@@ -132,7 +132,7 @@ export function scaffoldFiles(
     ['Dockerfile', dockerfile(names)],
     [`src/${names.singular}.ts`, kindTypeFile(names)],
     ...logic,
-    ['src/main.ts', mainFile(names)],
+    ['src/main.ts', mainFile(names, frontEnd)],
     ['test/operator.test.ts', testFile(names, frontEnd)],
     ['deploy/crd.yaml', crdFile(names)],
     ['deploy/namespace.yaml', namespaceFile(names)],

@@ -50,6 +50,9 @@ describe('reconcilekit init', () => {
     expect(existsSync(join(dir, 'src/reconciler.ts'))).toBe(true);
     expect(existsSync(join(dir, 'src/greeting-configmap.ts'))).toBe(false);
     expect(readFileSync(join(dir, 'src/operator.ts'), 'utf8')).toContain('new Controller<Greeting>(');
+    expect(readFileSync(join(dir, 'src/main.ts'), 'utf8')).toContain(
+      'export const controller = createOperator(',
+    );
     await run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
     const tests = join(dir, 'dist/test/operator.test.js');
     const { stdout } = await run(process.execPath, ['--test', tests], { cwd: dir, timeout: 120_000 });
@@ -162,6 +165,69 @@ describe('reconcilekit init', () => {
     }
     expect(await exited).toBe(0);
   }, 180_000);
+
+  it('is planned by `reconcilekit plan` as built: main.js exports the operator and starts it only as the main module', async () => {
+    await ensureBuilt();
+    const main = readFileSync(join(project, 'src/main.ts'), 'utf8');
+    expect(main).toContain('export const framework = createOperator(');
+    const [crd] = await readManifests(join(project, 'deploy/crd.yaml'));
+    const env = await startTestEnvironment({ crds: [crd!] });
+    const dir = mkdtempSync(join(tmpdir(), 'rk-init-plan-'));
+    try {
+      const kubeconfig = join(dir, 'kubeconfig');
+      writeFileSync(kubeconfig, env.kubeconfigYaml);
+      const ns = await env.createNamespace('plan');
+      const bin = join(project, 'node_modules/reconcilekit/bin/reconcilekit.js');
+      const plan = (...args: string[]) =>
+        run(
+          process.execPath,
+          [bin, 'plan', 'dist/src/main.js', '--kubeconfig', kubeconfig, '-n', ns, ...args],
+          {
+            cwd: project,
+            env: { ...process.env, KUBECONFIG: '', POD_NAMESPACE: '', HEALTH_ADDRESS: '' },
+            timeout: 60_000,
+          },
+        ).then(
+          ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+          (err: { code: number; stdout: string; stderr: string }) => err,
+        );
+      const empty = await plan();
+      expect(empty.stderr).toBe('');
+      expect(empty.code).toBe(0);
+      expect(empty.stdout).toContain('Plan: 0 change(s) over 0 object(s), 0 with errors.');
+      await env.client.create({
+        apiVersion: 'example.com/v1',
+        kind: 'Greeting',
+        metadata: { name: 'hello', namespace: ns },
+        spec: { message: 'planned' },
+      } as KubernetesObject);
+      const planned = await plan('-o', 'diff');
+      expect(planned.stderr).toBe('');
+      expect(planned.code).toBe(2);
+      expect(planned.stdout).toContain(`# ${ns}/hello`);
+      expect(planned.stdout).toContain('+  message: planned');
+      expect(planned.stdout).toContain('Plan: 1 change(s) over 1 object(s), 0 with errors.');
+      // Imported, not run: nothing was reconciled (no finalizer, no ConfigMap).
+      const configMaps = await env.client.list({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        plural: 'configmaps',
+        namespace: ns,
+      });
+      expect(configMaps.items.filter((c) => c.metadata?.name === 'hello-greeting')).toEqual([]);
+      const hello = await env.client.get({
+        apiVersion: 'example.com/v1',
+        kind: 'Greeting',
+        plural: 'greetings',
+        namespace: ns,
+        name: 'hello',
+      });
+      expect(hello.metadata?.finalizers ?? []).toEqual([]);
+    } finally {
+      await env.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('grants in deploy/rbac.yaml exactly the requests the operator makes (as in the pod: leader election on)', async () => {
     await ensureBuilt();

@@ -101,7 +101,7 @@ A Kubernetes operator for \`${n.kind}\` (\`${n.apiVersion}\`), built on
 | \`src/${n.singular}.ts\` | the ${n.kind} type |
 | \`src/${n.singular}-configmap.ts\` | the CRUD resource: current state, desired state, patch, apply |
 | \`src/operator.ts\` | the operator (shared by \`main.ts\` and the test) |
-| \`src/main.ts\` | the process: logs, health server, leader election, graceful shutdown |
+| \`src/main.ts\` | the process: logs, health server, leader election, graceful shutdown; exports the operator for \`reconcilekit plan\` |
 | \`test/operator.test.ts\` | a test against the embedded API server (no cluster) |
 | \`deploy/\` | CRD, namespace, least-privilege RBAC, Deployment (2 replicas, leader election, probes) |
 | \`Dockerfile\` | multi-stage, non-root image on ${DOCKER_NODE_IMAGE} |
@@ -117,6 +117,13 @@ npm run dev       # runs the operator on an embedded API server (or KUBECONFIG's
 \`npm run dev\` prints a \`kubectl --kubeconfig …\` command; try
 \`kubectl apply -f - <<<'{"apiVersion":"${n.apiVersion}","kind":"${n.kind}","metadata":{"name":"hello","namespace":"default"},"spec":{"message":"Hi"}}'\`
 and \`kubectl get configmap hello-${n.singular} -o yaml\`. Set \`LOG_LEVEL=debug\` for more detail.
+
+Before deploying a new version, see what it would change (nothing is written; exit 2 when it would change
+something):
+
+\`\`\`sh
+npm run build && npx reconcilekit plan dist/src/main.js -o diff
+\`\`\`
 
 ## Deploy to a cluster
 

@@ -112,8 +112,14 @@ export function createOperator(options: OperatorOptions = {}): Framework<${n.kin
 `;
 }
 
-export function mainFile(_n: ProjectNames): string {
-  return `import { createLogger, runUntilSignal } from 'reconcilekit';
+/**
+ * src/main.ts: builds the operator and exports it (`framework` or `controller`, for `reconcilekit plan`),
+ * and runs it only when it is the process's main module.
+ */
+export function mainFile(_n: ProjectNames, frontEnd: 'framework' | 'controller' = 'framework'): string {
+  return `import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { createLogger, runUntilSignal } from 'reconcilekit';
 import { createOperator, OPERATOR_NAME } from './operator.js';
 
 const logger = createLogger({ defaultMeta: { operator: OPERATOR_NAME } });
@@ -124,14 +130,19 @@ const [host, port] = (process.env['HEALTH_ADDRESS'] ?? '').split(':');
 const namespace = process.env['POD_NAMESPACE'];
 const identity = process.env['POD_NAME'];
 
-const operator = createOperator({
+// Exported, not started: \`reconcilekit plan dist/src/main.js\` imports this module to plan what it would change.
+export const ${frontEnd} = createOperator({
   logger,
   healthServer: host && port ? { host, port: Number(port) } : false,
   leaderElection: namespace ? { leaseName: OPERATOR_NAME, namespace, ...(identity ? { identity } : {}) } : false,
 });
 
-// Starts, and on SIGTERM/SIGINT stops taking work, lets in-flight reconciles finish, releases the Lease, exits 0.
-await runUntilSignal(operator, { logger });
+// Run as the process (node dist/src/main.js): start, and on SIGTERM/SIGINT stop taking work, let in-flight
+// reconciles finish, release the Lease, exit 0.
+const main = process.argv[1];
+if (main !== undefined && import.meta.url === pathToFileURL(realpathSync(main)).href) {
+  await runUntilSignal(${frontEnd}, { logger });
+}
 `;
 }
 
