@@ -189,7 +189,7 @@ describe('reconcilekit init', () => {
           },
         ).then(
           ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-          (err: { code: number; stdout: string; stderr: string }) => err,
+          (err: unknown) => err as { code: number; stdout: string; stderr: string },
         );
       const empty = await plan();
       expect(empty.stderr).toBe('');
