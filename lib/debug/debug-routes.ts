@@ -64,6 +64,7 @@ export function handleDebug(
     json(res, 403, { error: 'the live view answers loopback clients, or clients sending its bearer token' });
     return true;
   }
+  source.history.viewed();
   switch (url.pathname) {
     case '/debug':
     case '/debug/':

@@ -24,6 +24,12 @@ export const DEBUG_ERROR_CHARS = 2_000;
  * passes in the ring keep the summary only. @category Observability: logs, metrics, Events, health
  */
 export const DEBUG_DETAIL_PASSES = 5;
+/**
+ * How long after the last `/debug/` request passes keep recording their per-resource detail (step
+ * durations, patch parts); an open stream keeps it on too. Nobody looking, a pass records its summary and
+ * trigger only: the detail is what costs. @category Observability: logs, metrics, Events, health
+ */
+export const DEBUG_DETAIL_WINDOW_MS = 10 * 60_000;
 /** Recent Events kept (repeats of one are folded into it). @category Observability: logs, metrics, Events, health */
 export const DEFAULT_DEBUG_EVENTS = 100;
 
@@ -122,6 +128,8 @@ export class HistoryRecorder {
   /** Insertion order = least recently recorded first (re-inserted on each pass). */
   private readonly rings = new Map<string, Ring>();
   private readonly listeners = new Set<(summary: ObjectSummary) => void>();
+  /** When the live view was last asked for something (Date.now()). */
+  private viewedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: HistoryRecorderOptions = {}) {
     this.passesPerObject = positive(
@@ -155,6 +163,16 @@ export class HistoryRecorder {
   /** Recent Events, newest first. */
   events(): DebugEvent[] {
     return [...this.recentEvents.values()].reverse().map((e) => ({ ...e }));
+  }
+
+  /** Someone asked the live view for something (the routes call it on every request). */
+  viewed(now = Date.now()): void {
+    this.viewedAt = now;
+  }
+
+  /** Whether passes should record their per-resource detail: a stream is open or the view was asked lately. */
+  wantsDetail(now = Date.now()): boolean {
+    return this.listeners.size > 0 || now - this.viewedAt < DEBUG_DETAIL_WINDOW_MS;
   }
 
   /** Objects held. */

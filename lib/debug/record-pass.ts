@@ -16,7 +16,7 @@ export function recordPass(
   outcome: ReconcileOutcome,
   nextAt: number | undefined,
   trigger: PassTrigger,
-  trace: PassTrace,
+  trace: PassTrace | undefined,
 ): void {
   const pass: PassRecord = {
     startedAt,
@@ -28,7 +28,7 @@ export function recordPass(
   };
   if (outcome.result === 'error') pass.error = errorMessage(outcome.error);
   if (nextAt !== undefined) pass.nextAt = nextAt;
-  if (trace.resources.length > 0) pass.resources = trace.resources;
+  if (trace !== undefined && trace.resources.length > 0) pass.resources = trace.resources;
   history.record(controller, key, pass);
 }
 

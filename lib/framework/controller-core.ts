@@ -531,8 +531,11 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       this.act(queue, key, obj, fromStore, tombstone, outcome, signal);
       return;
     }
-    const trace: PassTrace = { resources: [], dropped: 0 };
     const startedAt = Date.now();
+    // Step durations and patch parts only while someone looks (they are what the history costs).
+    const trace: PassTrace | undefined = history.wantsDetail(startedAt)
+      ? { resources: [], dropped: 0 }
+      : undefined;
     const outcome = await this.runner.reconcile(key, obj, tombstone, attempt, signal, trace);
     this.act(queue, key, obj, fromStore, tombstone, outcome, signal);
     if (outcome.result === 'success' && obj === undefined) {

@@ -3,6 +3,7 @@ import { describeChange, TRACE_MAX_NAMES } from '../../lib/context/pass-trace.js
 import { TriggerLedger, TRIGGERS } from '../../lib/debug/pass-trigger.js';
 import {
   DEBUG_DETAIL_PASSES,
+  DEBUG_DETAIL_WINDOW_MS,
   DEBUG_ERROR_CHARS,
   DEFAULT_DEBUG_MAX_OBJECTS,
   HistoryRecorder,
@@ -81,6 +82,20 @@ describe('HistoryRecorder', () => {
     const detailed = passes.filter((p) => p.resources !== undefined).map((p) => p.startedAt);
     expect(detailed).toEqual([7, 8, 9, 10, 11].slice(-DEBUG_DETAIL_PASSES));
     expect(h.objects()[0]).not.toHaveProperty('resources');
+  });
+});
+
+describe('HistoryRecorder.wantsDetail', () => {
+  it('is on while a stream listens or within DEBUG_DETAIL_WINDOW_MS of the last request, off otherwise', () => {
+    const h = new HistoryRecorder();
+    expect(h.wantsDetail(1_000)).toBe(false);
+    h.viewed(1_000);
+    expect(h.wantsDetail(1_000 + DEBUG_DETAIL_WINDOW_MS - 1)).toBe(true);
+    expect(h.wantsDetail(1_000 + DEBUG_DETAIL_WINDOW_MS)).toBe(false);
+    const stop = h.subscribe(() => undefined);
+    expect(h.wantsDetail(1_000 + 10 * DEBUG_DETAIL_WINDOW_MS)).toBe(true);
+    stop();
+    expect(h.wantsDetail(1_000 + 10 * DEBUG_DETAIL_WINDOW_MS)).toBe(false);
   });
 });
 

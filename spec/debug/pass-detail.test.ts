@@ -93,6 +93,8 @@ describe('live view: per-pass detail', () => {
     const fw = start({});
     await fw.start();
     const url = fw.healthUrl ?? '';
+    // Someone opens the live view: from now on passes record their step durations and patch parts.
+    expect((await fetch(`${url}/debug/api/objects`)).status).toBe(200);
     await t.h.client.create(widget('alpha'));
     const created = await eventually(
       async () => (await history(url, 'alpha')).find((p) => p.resources?.[0]?.applied !== undefined),
@@ -136,10 +138,49 @@ describe('live view: per-pass detail', () => {
     expect(list.objects[0]?.resources).toBeUndefined();
   });
 
+  it('records step detail only while someone looks: nobody asked, a pass keeps its summary and trigger', async () => {
+    const fw = start({});
+    await fw.start();
+    const history = fw.core.history;
+    if (history === undefined) throw new Error('debugPage is on');
+    await t.h.client.create(widget('quiet'));
+    // Read the history in process (an HTTP request would count as looking).
+    await eventually(
+      () =>
+        t.h.client.get({ ...CM, namespace: 'default', name: 'quiet-cm' }).then(
+          () => true,
+          () => false,
+        ),
+      15_000,
+      'the ConfigMap',
+    );
+    const unseen = await eventually(
+      () => history.history('cms', 'default/quiet')?.passes,
+      15_000,
+      'passes nobody looked at',
+    );
+    expect(unseen[0]?.trigger).toEqual({ reason: 'watch', event: 'add' });
+    expect(history.history('cms', 'default/quiet')?.passes.every((p) => p.resources === undefined)).toBe(
+      true,
+    );
+    // Someone opens the page: the next pass (the ConfigMap deleted, so it is created again) carries its detail.
+    const url = fw.healthUrl ?? '';
+    expect((await fetch(`${url}/debug/`)).status).toBe(200);
+    await t.h.client.delete({ ...CM, namespace: 'default', name: 'quiet-cm' });
+    const seen = await eventually(
+      () =>
+        history.history('cms', 'default/quiet')?.passes.find((p) => p.resources?.[0]?.applied !== undefined),
+      15_000,
+      'a pass with detail',
+    );
+    expect(seen.trigger?.reason).toBe('owned');
+  });
+
   it('a failed step is named and its next pass says retry; a requeueAfter pass says requeue', async () => {
     const fw = start({ failOnce: new Set(['flaky']), requeue: new Set(['poll']) });
     await fw.start();
     const url = fw.healthUrl ?? '';
+    expect((await fetch(`${url}/debug/api/objects`)).status).toBe(200);
     await t.h.client.create(widget('flaky'));
     await t.h.client.create(widget('poll'));
     const failed = await eventually(
