@@ -69,7 +69,11 @@ async function main(): Promise<number> {
   }
   const systems = values.systems?.split(',');
   const ctx: BenchContext = { sizes, mode, clusterKubeconfig, profileDir, systems };
-  if (real !== undefined) ctx.clusterTitle = real.title;
+  if (real !== undefined) {
+    ctx.clusterTitle = real.title;
+    const backend = real;
+    ctx.restartRealApiServer = () => backend.restartApiServer();
+  }
   const only =
     values.only === undefined ? Object.keys(WORKLOADS).map(Number) : values.only.split(',').map(Number);
   const info = machine();

@@ -15,6 +15,11 @@ export interface BenchContext {
   profileDir: string | undefined;
   /** Only these systems in workloads 2 and 3 (labels' system names); undefined = all. */
   systems: readonly string[] | undefined;
+  /**
+   * Restarts the real kube-apiserver the bench started (etcd kept): watches resumed from before get 410 Gone,
+   * so operators relist. Undefined with a KUBECONFIG cluster or without the real backend.
+   */
+  restartRealApiServer?: () => Promise<void>;
 }
 
 /** A target check: what issue 6 asks for and whether the numbers meet it. */

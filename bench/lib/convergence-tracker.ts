@@ -2,7 +2,7 @@
 // converged (ConfigMap data matches the spec and status.observedGeneration == generation). The moment the
 // last one converges is the end of a run; the driver's cost is the same for every system under test.
 import { performance } from 'node:perf_hooks';
-import type { KubeRest } from './kube-rest.js';
+import { isRestStatus, type KubeRest } from './kube-rest.js';
 import { configMapsPath, dataMatches, statusObserved, websitesPath, type Website } from './website.js';
 
 interface Waiter {
@@ -34,16 +34,26 @@ export class ConvergenceTracker {
     const opened: Promise<void>[] = [];
     for (const kind of ['site', 'cm'] as const) {
       const path = kind === 'site' ? websitesPath(this.namespace) : configMapsPath(this.namespace);
-      const list = await this.rest.request<{ items: any[]; metadata: { resourceVersion: string } }>(
-        'GET',
-        path,
-      );
+      const list = await this.listRetrying(path);
       for (const item of list.items) this.apply(kind, 'ADDED', item);
       let openResolve!: () => void;
       opened.push(new Promise<void>((r) => (openResolve = r)));
       this.loops.push(this.watchLoop(kind, path, list.metadata.resourceVersion, openResolve));
     }
     await Promise.all(opened);
+  }
+
+  /** Lists `path`; a 429 (a kube-apiserver whose watch cache is still initializing) is retried for up to 60 s. */
+  private async listRetrying(path: string): Promise<{ items: any[]; metadata: { resourceVersion: string } }> {
+    const deadline = performance.now() + 60_000;
+    for (;;) {
+      try {
+        return await this.rest.request('GET', path);
+      } catch (err) {
+        if (!isRestStatus(err, 429) || performance.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
   }
 
   /** True when the named Website has converged. */

@@ -55,12 +55,12 @@ export const RECONCILEKIT_CONTROLLER_1: SystemUnderTest = {
 
 /** The controller-runtime peer (Go, bench/peers/controller-runtime), present when Go is installed. */
 export const CONTROLLER_RUNTIME_8: SystemUnderTest = {
-  label: 'controller-runtime 0.22, 8 workers',
+  label: 'controller-runtime 0.25, 8 workers',
   system: 'controller-runtime',
   workers: 8,
 };
 export const CONTROLLER_RUNTIME_1: SystemUnderTest = {
-  label: 'controller-runtime 0.22, 1 worker',
+  label: 'controller-runtime 0.25, 1 worker',
   system: 'controller-runtime',
   workers: 1,
 };

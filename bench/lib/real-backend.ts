@@ -19,6 +19,8 @@ export interface RealBackend {
   title: string;
   /** Seconds etcd + kube-apiserver took to become ready. */
   startSeconds: number;
+  /** Stops kube-apiserver and starts it again on the same port, etcd kept (watches then get 410 Gone). */
+  restartApiServer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startRealBackend(): Promise<RealBackend | undefined> {
     kubeconfigPath,
     title: `Real kube-apiserver + etcd (${version}, TLS, loopback)`,
     startSeconds,
+    restartApiServer: () => server.restartApiServer(),
     close: async () => {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
