@@ -15,6 +15,8 @@ export default defineConfig({
       'spec/apiserver/fidelity/crd-nulls-versions.test.ts',
       'spec/apiserver/fidelity/crd-deprecation.test.ts',
       'spec/apiserver/fidelity/builtin-decode-errors.test.ts',
+      'spec/apiserver/fidelity/builtin-schemas.test.ts',
+      'spec/apiserver/fidelity/built-in-kinds.test.ts',
       'spec/apiserver/fidelity/operator-kinds.test.ts',
       'spec/apiserver/fidelity/crd-explain.test.ts',
       'spec/apiserver/fidelity/built-in-tables.test.ts',

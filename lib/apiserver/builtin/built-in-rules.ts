@@ -166,6 +166,7 @@ function pod(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
   spec.serviceAccount ??= spec.serviceAccountName;
   spec.priority ??= 0;
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  defaultRequestsToLimits(spec);
   if (old === undefined) {
     // pkg/registry/core/pod/strategy.go PrepareForCreate: a new Pod is Pending.
     obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
@@ -173,6 +174,48 @@ function pod(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
   const causes: FieldCause[] = [];
   checkPodSpec(spec, 'spec', causes);
   return { causes };
+}
+
+/**
+ * SetDefaults_Pod (pkg/apis/core/v1/defaults.go): a resource a Pod's container limits but does not request
+ * is requested at its limit (Pods only, not templates).
+ */
+function defaultRequestsToLimits(spec: JsonObject): void {
+  for (const field of ['containers', 'initContainers']) {
+    const list = spec[field];
+    if (!Array.isArray(list)) continue;
+    for (const container of list) {
+      const resources = isJsonObject(container) ? objectAt(container, 'resources') : undefined;
+      const limits = objectAt(resources, 'limits');
+      if (!resources || !limits) continue;
+      const requests = objectAt(resources, 'requests') ?? {};
+      for (const [name, value] of Object.entries(limits))
+        if (!Object.hasOwn(requests, name)) requests[name] = value;
+      if (Object.keys(requests).length > 0) resources.requests = requests;
+    }
+  }
+}
+
+/**
+ * A v1 PodStatus as the round trip through the internal type leaves it (pkg/apis/core/v1/conversion.go):
+ * podIP is authoritative when it disagrees with podIPs[0] (podIPs becomes [podIP]) and fills an empty
+ * podIPs; on the way out podIP is podIPs[0]. The same for hostIP/hostIPs.
+ */
+export function convertPodStatusIps(obj: JsonObject): void {
+  const status = objectAt(obj, 'status');
+  if (!status) return;
+  for (const [single, plural] of [
+    ['podIP', 'podIPs'],
+    ['hostIP', 'hostIPs'],
+  ] as const) {
+    const ip = status[single];
+    const list = Array.isArray(status[plural]) ? status[plural] : [];
+    const first: unknown = isJsonObject(list[0]) ? list[0].ip : undefined;
+    if (typeof ip === 'string' && ip !== '' && (list.length === 0 || ip !== first)) status[plural] = [{ ip }];
+    const items = status[plural];
+    const head: unknown = Array.isArray(items) && isJsonObject(items[0]) ? items[0].ip : undefined;
+    if (typeof head === 'string' && head !== '') status[single] = head;
+  }
 }
 
 let nextClusterIp = 1;
@@ -243,12 +286,12 @@ function deployment(obj: JsonObject): BuiltInCheck {
   return { causes };
 }
 
-/** Go's %#v of a map[string]string (sorted keys), as kube prints it in this message. */
+/** The labels as field.Invalid shows a map value in v1.34: JSON with sorted keys (json.Marshal). */
 function goMap(map: JsonObject): string {
   const entries = Object.keys(map)
     .sort()
     .map((k) => `${JSON.stringify(k)}:${JSON.stringify(map[k])}`);
-  return `map[string]string{${entries.join(', ')}}`;
+  return `{${entries.join(',')}}`;
 }
 
 /** Applies the rules of `group/kind` (no-op for kinds without any). */

@@ -312,3 +312,109 @@ export function goFormat(value: unknown, depth = 0): string {
     ? String(value)
     : '';
 }
+
+const DECIMAL_SUFFIXES = new Map<bigint, string>([
+  [-9n, 'n'],
+  [-6n, 'u'],
+  [-3n, 'm'],
+  [0n, ''],
+  [3n, 'k'],
+  [6n, 'M'],
+  [9n, 'G'],
+  [12n, 'T'],
+  [15n, 'P'],
+  [18n, 'E'],
+]);
+const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+const NANO = 10n ** 9n;
+
+/**
+ * A quantity in the canonical form kube-apiserver stores and returns (Quantity.CanonicalizeBytes,
+ * k8s.io/apimachinery/pkg/api/resource/quantity.go): rounded up to nano precision, in the format its
+ * suffix chose — decimal SI with an exponent that is a multiple of 3 and an integer mantissa (`1000m` →
+ * `1`, `0.5` → `500m`, `1000` → `1k`), a decimal exponent (`1e3`), or binary SI while the value is a whole
+ * number of at least 1024 (`1024Mi` → `1Gi`, `1.5Gi` → `1536Mi`; below that, decimal). Undefined when it
+ * is not a quantity.
+ */
+export function canonicalQuantity(raw: string): string | undefined {
+  const text = raw.trim();
+  // A string already in canonical form is kept as written (ParseQuantity reuses it), a `+` sign included.
+  if (text.startsWith('+')) {
+    const unsigned = canonicalQuantity(text.slice(1));
+    return unsigned === text.slice(1) ? text : unsigned;
+  }
+  const q = parseQuantity(text);
+  if (q === undefined) return undefined;
+  let format = /[KMGTPE]i$/.test(text) ? 'binary' : /[eE][+-]?\d+$/.test(text) ? 'exponent' : 'decimal';
+  const scaled = q.num * NANO;
+  let nano = scaled / q.den;
+  if (scaled % q.den !== 0n) nano += q.num < 0n ? -1n : 1n;
+  if (nano === 0n) return '0';
+  if (format === 'binary') {
+    const abs = nano < 0n ? -nano : nano;
+    if (abs < 1024n * NANO || nano % NANO !== 0n) format = 'decimal';
+    else {
+      let amount = nano / NANO;
+      let exponent = 0;
+      while (exponent < BINARY_SUFFIXES.length - 1 && amount % 1024n === 0n) {
+        amount /= 1024n;
+        exponent++;
+      }
+      return `${amount}${BINARY_SUFFIXES[exponent] ?? ''}`;
+    }
+  }
+  let mantissa = nano;
+  let exponent = -9n;
+  while (mantissa % 10n === 0n) {
+    mantissa /= 10n;
+    exponent++;
+  }
+  const rest = ((exponent % 3n) + 3n) % 3n;
+  mantissa *= 10n ** rest;
+  exponent -= rest;
+  // kube drops a decimal SI exponent its suffix table lacks (constructBytes fails; `3e21` written as
+  // `3000000000000000000000` reads back as `3`): reproduced as it is.
+  if (format === 'decimal') return `${mantissa}${DECIMAL_SUFFIXES.get(exponent) ?? ''}`;
+  return exponent === 0n ? `${mantissa}` : `${mantissa}e${exponent}`;
+}
+
+/** Rewrites, in place, every quantity of a built-in object in its canonical form (numbers become strings). */
+export function canonicalizeQuantities(obj: Record<string, unknown>, definitionName: string): void {
+  const def = definition(definitionName);
+  if (def !== undefined) canonicalizeNode(obj, { kind: 'struct', name: '', node: def }, 0);
+}
+
+function canonicalizeNode(value: unknown, type: GoType, depth: number): unknown {
+  if (value === null || depth > 64) return value;
+  switch (type.kind) {
+    case 'quantity': {
+      if (typeof value !== 'string' && typeof value !== 'number') return value;
+      return canonicalQuantity(String(value)) ?? value;
+    }
+    case 'struct': {
+      if (!isJsonObject(value)) return value;
+      const properties = type.node.properties ?? {};
+      for (const [key, item] of Object.entries(value)) {
+        const child = Object.hasOwn(properties, key) ? properties[key] : undefined;
+        if (child !== undefined && item !== null && typeof item === 'object') {
+          canonicalizeNode(item, typeOf(child), depth + 1);
+        } else if (child !== undefined && child.$ref === QUANTITY) {
+          value[key] = canonicalizeNode(item, { kind: 'quantity' }, depth + 1);
+        }
+      }
+      return value;
+    }
+    case 'slice':
+    case 'map': {
+      const elem = typeOf(type.elem);
+      if (Array.isArray(value) && type.kind === 'slice') {
+        value.forEach((item, i) => (value[i] = canonicalizeNode(item, elem, depth + 1)));
+      } else if (isJsonObject(value) && type.kind === 'map') {
+        for (const [key, item] of Object.entries(value)) value[key] = canonicalizeNode(item, elem, depth + 1);
+      }
+      return value;
+    }
+    default:
+      return value;
+  }
+}

@@ -13,8 +13,10 @@ import {
   pruneWithTrustedSchema,
 } from '../schema/prune.js';
 import { builtInSchema } from '../builtin/builtin-schemas.js';
+import { convertPodStatusIps } from '../builtin/built-in-rules.js';
 import {
   builtInDefinitionName,
+  canonicalizeQuantities,
   goFormat,
   jsonDecodeError,
   unstructuredConvertError,
@@ -231,6 +233,9 @@ function admitBuiltIn(ctx: RequestContext, obj: JsonObject): JsonObject {
   const schema = builtInSchema(ctx.type.group, ctx.version.name, ctx.type.kind);
   if (schema === undefined) return obj;
   reportUnknownFields(ctx, pruneWithTrustedSchema(obj, schema));
+  const definition = definitionOf(ctx);
+  if (definition !== undefined) canonicalizeQuantities(obj, definition);
+  if (ctx.type.group === '' && ctx.type.kind === 'Pod') convertPodStatusIps(obj);
   return obj;
 }
 

@@ -89,8 +89,9 @@ function mergeMap(
     if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
     const field = key.slice(SET_ELEMENT_ORDER.length);
     const list = result[field];
+    const before = original[field];
     if (Array.isArray(order) && Array.isArray(list))
-      result[field] = reorder(list, order, [...path, field], rules);
+      result[field] = reorder(list, order, Array.isArray(before) ? before : [], [...path, field], rules);
   }
   return result;
 }
@@ -116,7 +117,7 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], rules:
     const result = cloneJson(original);
     for (const item of patch)
       if (!result.some((existing) => jsonEqual(existing, item))) result.push(cloneJson(item));
-    return result;
+    return rules.mode === 'strategic' ? normalizeOrder(result, patch, original, (item) => item) : result;
   }
   const result = cloneJson(original);
   const keys = strategy.keys;
@@ -156,21 +157,59 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], rules:
       result.push(merged);
     }
   }
+  if (rules.mode !== 'strategic') return result;
+  const defaults = strategy.defaults ?? {};
+  return normalizeOrder(result, patch, original, (item) =>
+    isJsonObject(item) ? keyOf(item, keys, defaults) : item,
+  );
+}
+
+/**
+ * The order kube gives a merged list (k8s.io/apimachinery/pkg/util/strategicpatch, normalizeElementOrder
+ * and mergeSortedSlice): the items the patch (or its `$setElementOrder`) names, in that order, interleaved
+ * with the items only the server had, in their original order — a server item goes first only when both
+ * are in the original list and it came earlier there, so a new item lands before the server's items.
+ */
+function normalizeOrder(
+  merged: unknown[],
+  patchOrder: unknown[],
+  original: unknown[],
+  identity: (item: unknown) => unknown,
+): unknown[] {
+  const indexIn = (list: unknown[], item: unknown): number => {
+    const id = identity(item);
+    return list.findIndex((other) => jsonEqual(identity(other), id));
+  };
+  const byIndex = (list: unknown[]) => (a: unknown, b: unknown) => indexIn(list, a) - indexIn(list, b);
+  const patchItems = merged.filter((item) => indexIn(patchOrder, item) >= 0).sort(byIndex(patchOrder));
+  const serverOnly = merged.filter((item) => indexIn(patchOrder, item) < 0).sort(byIndex(original));
+  const result: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < patchItems.length) {
+    if (j >= patchItems.length) result.push(serverOnly[i++]);
+    else if (i >= serverOnly.length) result.push(patchItems[j++]);
+    else {
+      const left = indexIn(original, serverOnly[i]);
+      const right = indexIn(original, patchItems[j]);
+      result.push(left >= 0 && right >= 0 && left < right ? serverOnly[i++] : patchItems[j++]);
+    }
+  }
   return result;
 }
 
-/** Orders `list` as `$setElementOrder` says; items the order does not name keep their place at the end. */
-function reorder(list: unknown[], order: unknown[], path: string[], rules: MergeRules): unknown[] {
+/** Orders `list` as `$setElementOrder` says, as kube does (normalizeOrder with the order as the patch's). */
+function reorder(
+  list: unknown[],
+  order: unknown[],
+  original: unknown[],
+  path: string[],
+  rules: MergeRules,
+): unknown[] {
   const strategy = listStrategyFor(path, rules.kind, rules.mode);
   const identity = (item: unknown): unknown =>
     strategy.type === 'map' && isJsonObject(item) ? keyOf(item, strategy.keys, strategy.defaults) : item;
-  const remaining = [...list];
-  const result: unknown[] = [];
-  for (const wanted of order) {
-    const index = remaining.findIndex((item) => jsonEqual(identity(item), identity(wanted)));
-    if (index >= 0) result.push(...remaining.splice(index, 1));
-  }
-  return [...result, ...remaining];
+  return normalizeOrder(list, order, original, identity);
 }
 
 /** Removes every `$…` directive key from a map, recursively (for replaced subtrees). */

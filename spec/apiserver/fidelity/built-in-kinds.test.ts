@@ -140,7 +140,7 @@ describe('Pods, Services and Deployments', () => {
     expect(mismatch.status).toBe(422);
     expect(mismatch.body.details.causes).toContainEqual({
       reason: 'FieldValueInvalid',
-      message: 'Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`',
+      message: 'Invalid value: {"app":"x"}: `selector` does not match template `labels`',
       field: 'spec.template.metadata.labels',
     });
   });

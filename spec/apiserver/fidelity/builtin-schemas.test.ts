@@ -88,46 +88,56 @@ describe('unknown fields of built-in kinds', () => {
     const r = await api('POST', `${NS}/pods?fieldValidation=Strict`, {
       metadata: { name, annotations: { 'any/key': 'v' } },
       spec: {
-        containers: [{ name: 'c', image: 'busybox', resources: { limits: { cpu: '100m', memory: 64 } } }],
+        containers: [
+          {
+            name: 'c',
+            image: 'busybox',
+            resources: { limits: { cpu: '1000m', memory: '1024Mi' }, requests: { memory: 64 } },
+          },
+        ],
         nodeSelector: { disk: 'ssd' },
       },
     });
     expect(r.status).toBe(201);
-    expect(r.body.spec.containers[0].resources.limits).toEqual({ cpu: '100m', memory: 64 });
+    // Quantities come back in canonical form (Quantity.CanonicalizeBytes): a number as a string; a
+    // limit without a request is requested at the limit (SetDefaults_Pod).
+    expect(r.body.spec.containers[0].resources).toEqual({
+      limits: { cpu: '1', memory: '1Gi' },
+      requests: { cpu: '1', memory: '64' },
+    });
     expect(r.body.spec.nodeSelector).toEqual({ disk: 'ssd' });
     expect(r.body.metadata.managedFields[0].fieldsV1['f:spec']).toBeDefined();
   });
 });
 
 describe('strategic merge patch keys from the schema', () => {
-  it('merges schedulingGates by name and containers by name (kubectl patch)', async () => {
+  it('deletes a scheduling gate by name and merges containers by name (kubectl patch)', async () => {
     const name = uniqueName('gates');
     const created = await api('POST', `${NS}/pods`, {
       metadata: { name },
       spec: {
-        schedulingGates: [{ name: 'example.com/a' }],
+        schedulingGates: [{ name: 'example.com/a' }, { name: 'example.com/b' }],
         containers: [{ name: 'c', image: 'busybox', ports: [{ containerPort: 80 }] }],
       },
     });
     expect(created.status).toBe(201);
+    // A Pod's spec allows few changes (ValidatePodUpdate): gates may only be removed, images changed.
     const patch = {
       spec: {
-        schedulingGates: [{ name: 'example.com/b' }],
-        containers: [{ name: 'c', ports: [{ containerPort: 81 }] }],
+        schedulingGates: [{ name: 'example.com/a', $patch: 'delete' }],
+        containers: [{ name: 'c', image: 'busybox:1.36' }],
       },
     };
     const r = await kubectl(target, ['patch', 'pod', name, '-p', JSON.stringify(patch), '-o', 'json']);
     expect(r.stderr).toBe('');
     const pod = JSON.parse(r.stdout);
-    expect(pod.spec.schedulingGates).toEqual([{ name: 'example.com/a' }, { name: 'example.com/b' }]);
+    expect(pod.spec.schedulingGates).toEqual([{ name: 'example.com/b' }]);
     expect(pod.spec.containers).toHaveLength(1);
-    expect(pod.spec.containers[0].image).toBe('busybox');
-    expect(pod.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort)).toEqual([
-      80, 81,
-    ]);
+    expect(pod.spec.containers[0].image).toBe('busybox:1.36');
+    expect(pod.spec.containers[0].ports).toEqual([{ containerPort: 80, protocol: 'TCP' }]);
   });
 
-  it('merges status.podIPs by ip on the status subresource', async () => {
+  it('merges status.podIPs by ip on the status subresource; podIP stays authoritative', async () => {
     const name = uniqueName('ips');
     await api('POST', `${NS}/pods`, {
       metadata: { name },
@@ -140,15 +150,31 @@ describe('strategic merge patch keys from the schema', () => {
       SMP,
     );
     expect(first.status).toBe(200);
-    const second = await api(
+    // podIP follows podIPs[0] (pkg/apis/core/v1/conversion.go).
+    expect(first.body.status).toMatchObject({ podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }] });
+    const ordered = await api(
       'PATCH',
       `${NS}/pods/${name}/status`,
-      { status: { podIPs: [{ ip: 'fd00::1' }] } },
+      {
+        status: {
+          '$setElementOrder/podIPs': [{ ip: '10.0.0.1' }, { ip: 'fd00::1' }],
+          podIPs: [{ ip: 'fd00::1' }],
+        },
+      },
       SMP,
     );
-    expect(second.status).toBe(200);
-    // kube keeps the live items first and appends new ones (strategicpatch mergeSortedSlice).
-    expect(second.body.status.podIPs).toEqual([{ ip: '10.0.0.1' }, { ip: 'fd00::1' }]);
+    expect(ordered.status).toBe(200);
+    expect(ordered.body.status.podIPs).toEqual([{ ip: '10.0.0.1' }, { ip: 'fd00::1' }]);
+    // Without an order the new item goes first (normalizeElementOrder); podIP then disagrees with
+    // podIPs[0] and wins: podIPs becomes [podIP].
+    const unordered = await api(
+      'PATCH',
+      `${NS}/pods/${name}/status`,
+      { status: { podIPs: [{ ip: '10.0.0.2' }] } },
+      SMP,
+    );
+    expect(unordered.status).toBe(200);
+    expect(unordered.body.status).toMatchObject({ podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }] });
   });
 });
 

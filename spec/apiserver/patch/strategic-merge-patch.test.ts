@@ -39,10 +39,11 @@ describe('applyStrategicMergePatch', () => {
       [{ containerPort: 80, protocol: 'TCP' }],
     ],
     [
-      'appends a container with a new name',
+      // normalizeElementOrder/mergeSortedSlice: a new item goes before the server's (checked on v1.34.4).
+      'puts a container with a new name before the existing ones',
       { spec: { containers: [{ name: 'new', image: 'x' }] } },
       (r: any) => r.spec.containers.map((c: any) => c.name),
-      ['main', 'side', 'new'],
+      ['new', 'main', 'side'],
     ],
     [
       'deletes a list item with $patch: delete',
@@ -73,8 +74,8 @@ describe('applyStrategicMergePatch', () => {
       { spec: { containers: [{ name: 'main', env: [{ name: 'B', value: '2' }] }] } },
       (r: any) => r.spec.containers[0].env,
       [
-        { name: 'A', value: '1' },
         { name: 'B', value: '2' },
+        { name: 'A', value: '1' },
       ],
     ],
     [
@@ -87,7 +88,7 @@ describe('applyStrategicMergePatch', () => {
       'unions finalizers',
       { metadata: { finalizers: ['b.io/y', 'a.io/x'] } },
       (r: any) => r.metadata.finalizers,
-      ['a.io/x', 'b.io/y'],
+      ['b.io/y', 'a.io/x'],
     ],
     [
       'removes finalizers with $deleteFromPrimitiveList',
@@ -190,7 +191,7 @@ describe('applyStrategicMergePatch', () => {
       status: { conditions: [{ type: 'Ready', status: 'True' }] },
     };
     const result: any = applyStrategicMergePatch(obj, patch, DEPLOYMENT);
-    expect(result.metadata.ownerReferences.map((o: any) => o.uid)).toEqual(['1', '2']);
+    expect(result.metadata.ownerReferences.map((o: any) => o.uid)).toEqual(['2', '1']);
     expect(result.status.conditions).toEqual([
       { type: 'Ready', status: 'True' },
       { type: 'Progressing', status: 'True' },
