@@ -14,7 +14,8 @@ export interface StatusDetails {
 export interface KubeStatus {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  /** Empty, except a continue token on a 410 for an expired continue (kube's inconsistent-list offer). */
+  metadata: { continue?: string };
   status: 'Success' | 'Failure';
   message?: string;
   reason?: string;

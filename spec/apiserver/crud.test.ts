@@ -390,7 +390,9 @@ describe.skipIf(E2E)('list', () => {
   });
 
   it('answers 410 for an expired continue token and 400 for bad selectors', async () => {
-    const token = Buffer.from(JSON.stringify({ v: 'rk1', rv: 1, start: 'default/a' })).toString('base64url');
+    const token = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: 1, start: '/a\u0000' })).toString(
+      'base64url',
+    );
     const expired = await api(url, 'GET', `${CM}?limit=1&continue=${token}`);
     expect(expired.status).toBe(410);
     expect(expired.body.reason).toBe('Expired');

@@ -21,6 +21,7 @@ export default defineConfig({
       'spec/apiserver/fidelity/crd-explain.test.ts',
       'spec/apiserver/fidelity/built-in-tables.test.ts',
       'spec/apiserver/fidelity/namespace-controllers.test.ts',
+      'spec/apiserver/fidelity/status-messages.test.ts',
       'spec/real/**/*.test.ts',
       'spec/testing/kube-apiserver-backend.test.ts',
       // The example operators through reconcilekit/testing, whose startTestEnvironment follows

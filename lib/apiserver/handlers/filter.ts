@@ -16,6 +16,7 @@ export function selectorFilter(ctx: RequestContext): (obj: JsonObject) => boolea
       fieldText,
       { group: ctx.type.group, version: ctx.version.name, kind: ctx.type.kind },
       (ctx.type.selectableFields ?? []).map((f) => f.replace(/^\./, '')),
+      !ctx.type.builtin,
     );
     if (label.empty && field.empty) return () => true;
     return (obj) => {

@@ -1,10 +1,12 @@
 import type { Reply } from '../http-io.js';
-import { metadataOf, stringAt, type JsonObject } from '../json.js';
+import { goJsonSyntaxError } from '../go-json.js';
+import { isJsonObject, metadataOf, stringAt, type JsonObject } from '../json.js';
 import { objectKey } from '../store.js';
 import { apiVersionOf, typeKey } from '../resource-type.js';
 import { ApiError, badRequest, expired, failureStatus, invalid, pathNotFound } from '../status.js';
 import { namespaceOf, selectorFilter } from './filter.js';
 import { listItem, presentObject, tableOf, wantsTable } from './presentation.js';
+import { checkListOptions } from './list-options.js';
 import type { RequestContext } from './request-context.js';
 import { scaleOf } from './scale.js';
 import { currentObjectOrCheck } from './update.js';
@@ -23,31 +25,93 @@ export function handleGet(ctx: RequestContext): Reply {
   return { code: 200, body: presentObject(ctx, current) };
 }
 
+/** A continue token as kube-apiserver encodes it (k8s.io/apiserver/pkg/storage/continue.go). */
 interface ContinueToken {
+  /** The list's resourceVersion; -1 continues from current state (the token a 410 answer offers). */
   rv: number;
-  key: string;
+  /** The key the next page starts at (inclusive), under the listed prefix: `/name\0`, `/ns/name\0`. */
+  start: string;
+  /** The start key as the client sent it (echoed in the 410's token, as kube does). */
+  given?: string;
 }
+
+const TOKEN_VERSION = 'meta.k8s.io/v1';
 
 function encodeContinue(token: ContinueToken): string {
-  return Buffer.from(JSON.stringify({ v: 'rk1', rv: token.rv, start: token.key })).toString('base64url');
+  return Buffer.from(JSON.stringify({ v: TOKEN_VERSION, rv: token.rv, start: token.start })).toString(
+    'base64url',
+  );
 }
 
-function decodeContinue(text: string): ContinueToken {
-  try {
-    const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as {
-      v?: unknown;
-      rv?: unknown;
-      start?: unknown;
-    };
-    if (parsed.v === 'rk1' && typeof parsed.rv === 'number' && typeof parsed.start === 'string') {
-      return { rv: parsed.rv, key: parsed.start };
-    }
-  } catch {
-    // fall through
+const RAW_URL_BASE64 = /^[A-Za-z0-9_-]*$/;
+
+function invalidToken(why: string): ApiError {
+  return badRequest(`invalid continue token: continue key is not valid${why}`);
+}
+
+/** Go's base64.RawURLEncoding.DecodeString: the error names the first illegal byte. */
+function decodeRawUrlBase64(text: string): Buffer {
+  const clean = text.replace(/[\r\n]/g, '');
+  if (!RAW_URL_BASE64.test(clean)) {
+    const bytes = Buffer.from(clean, 'utf8');
+    const bad = bytes.findIndex((b) => !RAW_URL_BASE64.test(String.fromCharCode(b)));
+    throw invalidToken(`: illegal base64 data at input byte ${bad}`);
   }
-  throw badRequest(
-    'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+  if (clean.length % 4 === 1) throw invalidToken(`: illegal base64 data at input byte ${clean.length - 1}`);
+  return Buffer.from(clean, 'base64url');
+}
+
+/** Go's json.Unmarshal type error for a continueToken field. */
+function fieldTypeError(value: unknown, field: string, goType: string): ApiError {
+  const jsonType = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+  const name = jsonType === 'boolean' ? 'bool' : jsonType;
+  return invalidToken(
+    `: json: cannot unmarshal ${name} into Go struct field continueToken.${field} of type ${goType}`,
   );
+}
+
+/** DecodeContinue with kube's errors (400 "invalid continue token: …"). */
+function decodeContinue(text: string): ContinueToken {
+  const data = decodeRawUrlBase64(text);
+  const syntax = goJsonSyntaxError(data);
+  if (syntax !== undefined) throw invalidToken(`: ${syntax}`);
+  const parsed: unknown = JSON.parse(data.toString('utf8'));
+  if (!isJsonObject(parsed)) throw fieldTypeError(parsed, '', 'storage.continueToken');
+  const { v, rv, start } = parsed;
+  if (v !== undefined && v !== null && typeof v !== 'string') throw fieldTypeError(v, 'v', 'string');
+  if (rv !== undefined && rv !== null && (typeof rv !== 'number' || !Number.isInteger(rv)))
+    throw fieldTypeError(rv, 'rv', 'int64');
+  if (start !== undefined && start !== null && typeof start !== 'string')
+    throw fieldTypeError(start, 'start', 'string');
+  if (v !== TOKEN_VERSION)
+    throw invalidToken(`: server does not recognize this encoded version ${typeof v === 'string' ? v : ''}`);
+  if (typeof rv !== 'number' || rv === 0)
+    throw invalidToken(': incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (typeof start !== 'string' || start === '')
+    throw invalidToken(': encoded start key empty (version meta.k8s.io/v1)');
+  // kube refuses a start key that path.Clean would change (no climbing out of the listed prefix).
+  const key = start.startsWith('/') ? start : `/${start}`;
+  const segments = key.split('/').slice(1);
+  if (segments.some((s, i) => s === '.' || s === '..' || (s === '' && i < segments.length - 1)))
+    throw invalidToken(`: ${start}`);
+  return { rv, start: key.slice(1), given: start };
+}
+
+/** The start key of the page after `last`, relative to what the request lists. */
+function startAfter(ctx: RequestContext, last: JsonObject): string {
+  const meta = metadataOf(last);
+  const name = stringAt(meta, 'name') ?? '';
+  const namespace = stringAt(meta, 'namespace');
+  const relative =
+    ctx.type.namespaced && namespaceOf(ctx) === undefined ? `${namespace ?? ''}/${name}` : name;
+  return `/${relative}\0`;
+}
+
+/** The store key a start key stands for (compared with objectKey: `ns/name`, `/name`). */
+function storeKeyOf(ctx: RequestContext, start: string): string {
+  if (!ctx.type.namespaced) return `/${start}`;
+  const namespace = namespaceOf(ctx);
+  return namespace === undefined ? start : `${namespace}/${start}`;
 }
 
 function parseRv(value: string): number {
@@ -71,26 +135,7 @@ export function handleList(ctx: RequestContext): Reply {
   const matches = selectorFilter(ctx);
   const rvParam = ctx.query.get('resourceVersion') ?? '';
   const rvMatch = ctx.query.get('resourceVersionMatch');
-  if (rvMatch !== null && rvMatch !== '') {
-    if (rvMatch !== 'NotOlderThan' && rvMatch !== 'Exact') {
-      throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-        {
-          reason: 'FieldValueNotSupported',
-          message: `Unsupported value: "${rvMatch}"`,
-          field: 'resourceVersionMatch',
-        },
-      ]);
-    }
-    if (rvParam === '' || (rvMatch === 'Exact' && rvParam === '0')) {
-      throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-        {
-          reason: 'FieldValueForbidden',
-          message: 'Forbidden: resourceVersionMatch requires a resourceVersion',
-          field: 'resourceVersionMatch',
-        },
-      ]);
-    }
-  }
+  checkListOptions(ctx.query, false);
   if (rvParam !== '' && rvParam !== '0') {
     const rv = parseRv(rvParam);
     if (rv > store.currentRv) {
@@ -107,24 +152,29 @@ export function handleList(ctx: RequestContext): Reply {
   }
   const continueText = ctx.query.get('continue') ?? '';
   let listRv = store.currentRv;
-  let startAfter: string | undefined;
+  let from: string | undefined;
   if (continueText !== '') {
     if (rvParam !== '' && rvParam !== '0')
       throw badRequest('specifying resource version is not allowed when using continue');
     const token = decodeContinue(continueText);
-    if (!store.retains(key, token.rv)) {
-      throw expired(
-        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+    if (token.rv > 0 && !store.retains(key, token.rv)) {
+      // kube offers a token that continues from current state (rv -1) with its 410.
+      const status = failureStatus(
+        410,
+        'Expired',
+        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
       );
+      status.metadata = { continue: encodeContinue({ rv: -1, start: token.given ?? token.start }) };
+      throw new ApiError(status);
     }
-    listRv = token.rv;
-    startAfter = token.key;
+    if (token.rv > 0) listRv = token.rv;
+    from = storeKeyOf(ctx, token.start);
   }
   let items = store.list(key, namespaceOf(ctx)).filter(matches);
-  if (startAfter !== undefined) {
-    const after = startAfter;
+  if (from !== undefined) {
+    const first = from;
     items = items.filter(
-      (o) => objectKey(stringAt(metadataOf(o), 'namespace'), stringAt(metadataOf(o), 'name') ?? '') > after,
+      (o) => objectKey(stringAt(metadataOf(o), 'namespace'), stringAt(metadataOf(o), 'name') ?? '') >= first,
     );
   }
   const limitText = ctx.query.get('limit');
@@ -135,11 +185,7 @@ export function handleList(ctx: RequestContext): Reply {
   if (limit > 0 && items.length > limit) {
     const page = items.slice(0, limit);
     const last = page[page.length - 1];
-    const lastMeta = last ? metadataOf(last) : {};
-    listMeta.continue = encodeContinue({
-      rv: listRv,
-      key: objectKey(stringAt(lastMeta, 'namespace'), stringAt(lastMeta, 'name') ?? ''),
-    });
+    listMeta.continue = encodeContinue({ rv: listRv, start: last ? startAfter(ctx, last) : '\0' });
     listMeta.remainingItemCount = items.length - limit;
     items = page;
   }

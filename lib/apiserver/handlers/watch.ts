@@ -4,6 +4,7 @@ import { invalid, pathNotFound } from '../status.js';
 import { WatchStream } from '../watch-stream.js';
 import { namespaceOf, selectorFilter } from './filter.js';
 import { presentObject, tableOf, wantsTable } from './presentation.js';
+import { checkListOptions } from './list-options.js';
 import type { RequestContext } from './request-context.js';
 
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
@@ -24,18 +25,9 @@ export function handleWatch(ctx: RequestContext): void {
   const rvText = query.get('resourceVersion') ?? '';
   const bookmarks = query.get('allowWatchBookmarks') === 'true';
   const sendInitial = query.get('sendInitialEvents');
-  if (sendInitial !== null && sendInitial !== '') {
-    if (sendInitial !== 'true' && sendInitial !== 'false')
-      listOptionsInvalid('sendInitialEvents', 'Invalid value');
-    if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
-      listOptionsInvalid(
-        'resourceVersionMatch',
-        'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-      );
-    }
-  } else if (query.get('resourceVersionMatch')) {
-    listOptionsInvalid('resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden for watch');
-  }
+  if (sendInitial !== null && sendInitial !== '' && sendInitial !== 'true' && sendInitial !== 'false')
+    listOptionsInvalid('sendInitialEvents', 'Invalid value');
+  checkListOptions(query, true);
   if (rvText !== '' && !/^\d+$/.test(rvText)) {
     throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
       {

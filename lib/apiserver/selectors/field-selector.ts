@@ -88,7 +88,6 @@ const EXTRA_FIELDS: Record<string, Record<string, FieldGetter>> = {
   '/Namespace': fields('status.phase'),
   '/Node': { 'spec.unschedulable': bool('spec.unschedulable') },
   '/ReplicationController': { 'status.replicas': text('status.replicas') },
-  'apps/ReplicaSet': { 'status.replicas': text('status.replicas') },
   'batch/Job': { 'status.successful': (obj) => text('status.succeeded')(obj) || '0' },
   '/Service': fields('spec.clusterIP', 'spec.type'),
 };
@@ -140,16 +139,42 @@ function parseTerm(term: string): Term {
 }
 
 /**
+ * Kinds whose field labels kube converts with a function of their own (pkg/apis/core/v1/conversion.go,
+ * events/v1, batch/v1): an unknown field gets that function's text instead of the default conversion's.
+ */
+const OWN_CONVERSION = new Set([
+  '/Pod',
+  '/Node',
+  '/ReplicationController',
+  '/Event',
+  '/Namespace',
+  '/Secret',
+  '/Service',
+  'events.k8s.io/Event',
+]);
+
+/** kube's text for a field label the kind does not support (→ 400). */
+function unsupportedField(kind: KindRef, field: string, custom: boolean): string {
+  const key = `${kind.group}/${kind.kind}`;
+  if (custom || OWN_CONVERSION.has(key)) return `field label not supported: ${field}`;
+  if (key === 'batch/Job') return `field label ${JSON.stringify(field)} not supported for Job`;
+  // runtime.DefaultMetaV1FieldSelectorConversion
+  return `${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`;
+}
+
+/**
  * Parses a `fieldSelector` query value: `f=v`, `f==v`, `f!=v` joined by commas (`\,` `\=` `\\` escape).
  * Supported fields: metadata.name and metadata.namespace for every kind, the per-kind fields kube-apiserver
- * registers (pods, events, secrets, namespaces, nodes, replicasets, jobs, services), and `extraFields`
- * (e.g. a CRD's selectableFields, as paths without the leading dot). Unsupported field → SelectorError
- * `field label not supported: <f>` (→ 400).
+ * registers (pods, events, secrets, namespaces, nodes, replication controllers, jobs, services), and
+ * `extraFields` (e.g. a CRD's selectableFields, as paths without the leading dot). An unsupported field is a
+ * SelectorError (→ 400) with kube's text for the kind; `custom` marks a custom resource (default: a group
+ * that is not a built-in one).
  */
 export function parseFieldSelector(
   text: string,
   kind: KindRef,
   extraFields: readonly string[] = [],
+  custom = kind.group.includes('.') && !kind.group.endsWith('.k8s.io'),
 ): FieldSelector {
   const supported: Record<string, FieldGetter> = {
     ...COMMON,
@@ -163,7 +188,7 @@ export function parseFieldSelector(
     .map(parseTerm);
   const checks = terms.map((term) => {
     const getter = Object.hasOwn(supported, term.field) ? supported[term.field] : undefined;
-    if (getter === undefined) throw new SelectorError(`field label not supported: ${term.field}`);
+    if (getter === undefined) throw new SelectorError(unsupportedField(kind, term.field, custom));
     return (obj: Record<string, unknown>) => (getter(obj) === term.value) === (term.operator === '=');
   });
   return { empty: checks.length === 0, matches: (obj) => checks.every((check) => check(obj)) };

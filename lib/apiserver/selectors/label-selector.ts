@@ -51,116 +51,153 @@ function tokenize(text: string): Token[] {
   return tokens;
 }
 
+/**
+ * kube's label selector parser (k8s.io/apimachinery/pkg/labels/selector.go), with its error texts: a
+ * failing requirement is reported as `unable to parse requirement: <why>`, the rest as they are.
+ */
 class Parser {
   private position = 0;
   constructor(private readonly tokens: Token[]) {}
 
-  private peek(): Token {
-    return this.tokens[this.position] ?? { kind: 'end', text: '' };
+  /** The next token; in the Values context `in`/`notin` are plain identifiers, as in kube's lexer. */
+  private lookahead(values = true): Token {
+    const token = this.tokens[this.position] ?? { kind: 'end', text: '' };
+    return values && (token.kind === 'in' || token.kind === 'notin')
+      ? { kind: 'identifier', text: token.text }
+      : token;
   }
 
-  private next(): Token {
-    const token = this.peek();
+  private consume(values = true): Token {
+    const token = this.lookahead(values);
     this.position++;
     return token;
   }
 
   parse(): Requirement[] {
     const requirements: Requirement[] = [];
-    if (this.peek().kind === 'end') return requirements;
     for (;;) {
-      requirements.push(this.requirement());
-      const token = this.next();
+      const token = this.lookahead();
       if (token.kind === 'end') return requirements;
-      if (token.kind !== ',')
-        throw new SelectorError(`found '${token.text}', expected: ',' or 'end of string'`);
-      if (this.peek().kind === 'end') throw new SelectorError("found '', expected: identifier after ','");
+      if (token.kind !== 'identifier' && token.kind !== '!') {
+        throw new SelectorError(`found '${token.text}', expected: !, identifier, or 'end of string'`);
+      }
+      try {
+        requirements.push(this.requirement());
+      } catch (e) {
+        if (e instanceof SelectorError) throw new SelectorError(`unable to parse requirement: ${e.message}`);
+        throw e;
+      }
+      const after = this.consume();
+      if (after.kind === 'end') return requirements;
+      if (after.kind !== ',')
+        throw new SelectorError(`found '${after.text}', expected: ',' or 'end of string'`);
+      const next = this.lookahead();
+      if (next.kind !== 'identifier' && next.kind !== '!')
+        throw new SelectorError(`found '${next.text}', expected: identifier after ','`);
     }
   }
 
   private requirement(): Requirement {
-    let token = this.next();
+    let token = this.consume();
     const negated = token.kind === '!';
-    if (negated) token = this.next();
-    if (token.kind !== 'identifier') {
-      throw new SelectorError(`found '${token.text}', expected: !, identifier, or 'end of string'`);
-    }
-    const key = validateKey(token.text);
-    const following = this.peek().kind;
-    if (negated || following === ',' || following === 'end') {
-      return { key, operator: negated ? '!' : 'exists', values: [] };
-    }
-    const operator = this.next();
+    if (negated) token = this.consume();
+    if (token.kind !== 'identifier') throw new SelectorError(`found '${token.text}', expected: identifier`);
+    const key = token.text;
+    // parseKeyAndInferOperator validates the key with the parser's (nil) path: "<nil>: Invalid value…".
+    const keyProblems = checkQualifiedName(key);
+    if (keyProblems.length > 0)
+      throw new SelectorError(`<nil>: Invalid value: ${JSON.stringify(key)}: ${keyProblems.join('; ')}`);
+    const following = this.lookahead().kind;
+    if (negated) return newRequirement(key, '!', []);
+    if (following === ',' || following === 'end') return newRequirement(key, 'exists', []);
+    const operator = this.consume(false);
     switch (operator.kind) {
       case '=':
       case '==':
-        return { key, operator: '=', values: [this.singleValue()] };
+        return newRequirement(key, '=', this.exactValue());
       case '!=':
-        return { key, operator: '!=', values: [this.singleValue()] };
+        return newRequirement(key, '!=', this.exactValue());
       case '>':
       case '<':
-        return { key, operator: operator.kind === '>' ? 'gt' : 'lt', values: [this.integerValue()] };
+        return newRequirement(key, operator.kind === '>' ? 'gt' : 'lt', this.exactValue());
       case 'in':
       case 'notin':
-        return { key, operator: operator.kind, values: this.valueSet() };
+        return newRequirement(key, operator.kind, this.values());
       default:
         throw new SelectorError(`found '${operator.text}', expected: in, notin, =, ==, !=, gt, lt`);
     }
   }
 
-  private singleValue(): string {
-    const token = this.peek();
-    if (token.kind === ',' || token.kind === 'end') return validateValue('');
-    this.position++;
-    if (token.kind !== 'identifier' && token.kind !== 'in' && token.kind !== 'notin') {
-      throw new SelectorError(`found '${token.text}', expected: identifier`);
-    }
-    return validateValue(token.text);
+  private exactValue(): string[] {
+    const ahead = this.lookahead();
+    if (ahead.kind === 'end' || ahead.kind === ',') return [''];
+    const token = this.consume();
+    if (token.kind === 'identifier') return [token.text];
+    throw new SelectorError(`found '${token.text}', expected: identifier`);
   }
 
-  private integerValue(): string {
-    const token = this.next();
-    if (token.kind !== 'identifier' || !/^-?[0-9]+$/.test(token.text)) {
-      throw new SelectorError(`for 'Gt', 'Lt' operators, the value must be an integer: '${token.text}'`);
+  private values(): string[] {
+    const open = this.consume();
+    if (open.kind !== '(') throw new SelectorError(`found '${open.text}' expected: '('`);
+    const ahead = this.lookahead();
+    if (ahead.kind === ')') {
+      this.consume();
+      return [''];
     }
-    return token.text;
+    if (ahead.kind !== 'identifier' && ahead.kind !== ',')
+      throw new SelectorError(`found '${ahead.text}', expected: ',', ')' or identifier`);
+    const list = this.identifiers();
+    if (this.consume().kind !== ')') throw new SelectorError(`found '${ahead.text}', expected: ')'`);
+    return list;
   }
 
-  private valueSet(): string[] {
-    const open = this.next();
-    if (open.kind !== '(') throw new SelectorError(`found '${open.text}', expected: '('`);
-    const values: string[] = [];
+  /** parseIdentifiersList: a possibly empty, comma-separated list of possibly empty identifiers. */
+  private identifiers(): string[] {
+    const set = new Set<string>();
     for (;;) {
-      let token = this.next();
-      let value = '';
-      if (token.kind === 'identifier' || token.kind === 'in' || token.kind === 'notin') {
-        value = token.text;
-        token = this.next();
+      const token = this.consume();
+      if (token.kind === 'identifier') {
+        set.add(token.text);
+        const next = this.lookahead();
+        if (next.kind === ',') continue;
+        if (next.kind === ')') return [...set];
+        throw new SelectorError(`found '${next.text}', expected: ',' or ')'`);
+      } else if (token.kind === ',') {
+        if (set.size === 0) set.add('');
+        const next = this.lookahead();
+        if (next.kind === ')') {
+          set.add('');
+          return [...set];
+        }
+        if (next.kind === ',') {
+          this.consume();
+          set.add('');
+        }
+      } else {
+        throw new SelectorError(`found '${token.text}', expected: ',', or identifier`);
       }
-      values.push(validateValue(value));
-      if (token.kind === ')') return [...new Set(values)];
-      if (token.kind !== ',')
-        throw new SelectorError(`found '${token.text}', expected: ',', ')' or identifier`);
     }
   }
 }
 
-function validateKey(key: string): string {
-  const problems = checkQualifiedName(key);
-  if (problems.length > 0)
-    throw new SelectorError(
-      `unable to parse requirement: key: Invalid value: "${key}": ${problems.join('; ')}`,
-    );
-  return key;
-}
-
-function validateValue(value: string): string {
-  const problems = checkLabelValue(value);
-  if (problems.length > 0)
-    throw new SelectorError(
-      `unable to parse requirement: values[0]: Invalid value: "${value}": ${problems.join('; ')}`,
-    );
-  return value;
+/** NewRequirement's checks: values sorted (a string set), Gt/Lt integers, each value a label value. */
+function newRequirement(key: string, operator: Operator, raw: string[]): Requirement {
+  const values = [...new Set(raw)].sort();
+  const errors: string[] = [];
+  if ((operator === 'gt' || operator === 'lt') && values.length === 1) {
+    if (!/^-?[0-9]+$/.test(values[0] ?? ''))
+      errors.push(
+        `values[0]: Invalid value: ${JSON.stringify(values[0])}: for 'Gt', 'Lt' operators, the value must be an integer`,
+      );
+  }
+  values.forEach((value, i) => {
+    const problems = checkLabelValue(value);
+    if (problems.length > 0)
+      errors.push(`values[${i}][${key}]: Invalid value: ${JSON.stringify(value)}: ${problems.join('; ')}`);
+  });
+  if (errors.length === 1) throw new SelectorError(errors[0] ?? '');
+  if (errors.length > 1) throw new SelectorError(`[${errors.join(', ')}]`);
+  return { key, operator, values };
 }
 
 function matchesRequirement(requirement: Requirement, labels: Record<string, string>): boolean {

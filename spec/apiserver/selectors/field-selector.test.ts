@@ -68,11 +68,25 @@ describe('parseFieldSelector', () => {
   });
 
   it.each([
-    ['spec.nodeName=x', CONFIGMAP, 'field label not supported: spec.nodeName'],
+    [
+      'spec.nodeName=x',
+      CONFIGMAP,
+      '"spec.nodeName" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    ],
+    [
+      'spec.x=1',
+      { group: 'batch', version: 'v1', kind: 'Job' },
+      'field label "spec.x" not supported for Job',
+    ],
+    [
+      'status.replicas=1',
+      { group: 'apps', version: 'v1', kind: 'ReplicaSet' },
+      '"status.replicas" is not a known field selector',
+    ],
     ['spec.color=red', WIDGET, 'field label not supported: spec.color'],
     ['status.phase', POD, "invalid selector: 'status.phase'"],
     ['constructor=x', POD, 'field label not supported: constructor'],
-    ['toString=x', CONFIGMAP, 'field label not supported: toString'],
+    ['toString=x', CONFIGMAP, '"toString" is not a known field selector'],
     ['metadata.name=a\\x', POD, 'invalid escape sequence'],
   ])('rejects %j on %o', (text, kind, message) => {
     try {
