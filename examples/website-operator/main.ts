@@ -1,6 +1,11 @@
 // The Website operator: configuration, resource sets, Framework, start(). Run it with
 //   node dist/examples/website-operator/main.js [--allow-deployment-updates] [--output-dir DIR] …
 // against the cluster of KUBECONFIG (or in-cluster). See operator-options.ts for every option.
+// It exports the Framework and starts it only as the main module, so
+//   reconcilekit plan dist/examples/website-operator/main.js
+// shows what it would change first (docs/plan.md; flags come from the environment then).
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
 import { createLogger, Framework, handleSignals, loadKubeConfig } from 'reconcilekit';
 import { parseOperatorOptions, OPERATOR_NAME } from './operator-options.js';
@@ -8,12 +13,15 @@ import { createWebsiteResourceSets } from './resource-sets.js';
 import { loadWebsiteCrd } from './website-crd.js';
 import { WEBSITE_API_VERSION, WEBSITE_KIND, WEBSITE_PLURAL, type Website } from './website.js';
 
-const options = parseOperatorOptions(process.argv.slice(2));
+const entry = process.argv[1];
+const isMain = entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href;
+// Imported (by reconcilekit plan), the process's arguments are not ours: environment and defaults only.
+const options = parseOperatorOptions(isMain ? process.argv.slice(2) : []);
 const logger = createLogger({ defaultMeta: { operator: OPERATOR_NAME } });
 const namespace = options.namespace === undefined ? {} : { namespace: options.namespace };
 const registry = new Registry(); // engine and resource metrics, served on /metrics
 
-const framework = new Framework<Website>({
+export const framework = new Framework<Website>({
   name: OPERATOR_NAME,
   kubeConfig: loadKubeConfig(),
   resource: { apiVersion: WEBSITE_API_VERSION, kind: WEBSITE_KIND, plural: WEBSITE_PLURAL, ...namespace },
@@ -44,8 +52,10 @@ const framework = new Framework<Website>({
   healthServer: options.health ?? false,
 });
 
-// SIGTERM/SIGINT: stop taking work, let in-flight reconciles finish, release the Lease, exit 0.
-// A second signal exits at once.
-handleSignals(framework, { logger });
-await framework.start();
-logger.info('website operator running', { outputDir: options.outputDir, ...namespace });
+if (isMain) {
+  // SIGTERM/SIGINT: stop taking work, let in-flight reconciles finish, release the Lease, exit 0.
+  // A second signal exits at once.
+  handleSignals(framework, { logger });
+  await framework.start();
+  logger.info('website operator running', { outputDir: options.outputDir, ...namespace });
+}

@@ -14,7 +14,7 @@ export interface WebsiteOperatorOptions {
   outputDir: string;
   /** Only watch this namespace. Flag `--namespace`, env `WATCH_NAMESPACE`; default all namespaces. */
   namespace?: string;
-  /** Let version 2 update Deployments. Flag `--allow-deployment-updates`; default false. */
+  /** Let version 2 update Deployments. Flag `--allow-deployment-updates`, env `WEBSITE_ALLOW_DEPLOYMENT_UPDATES=true`; default false. */
   allowDeploymentUpdates: boolean;
   /** Namespace of the leader-election Lease; absent disables election. Flag `--leader-election-namespace`, env `POD_NAMESPACE`. */
   leaderElectionNamespace?: string;
@@ -64,7 +64,8 @@ export function parseOperatorOptions(
   const healthAddress = values['health-address'] ?? DEFAULT_HEALTH_ADDRESS;
   const options: WebsiteOperatorOptions = {
     outputDir: values['output-dir'] ?? env.WEBSITE_OUTPUT_DIR ?? DEFAULT_OUTPUT_DIR,
-    allowDeploymentUpdates: values['allow-deployment-updates'],
+    allowDeploymentUpdates:
+      values['allow-deployment-updates'] === true || env.WEBSITE_ALLOW_DEPLOYMENT_UPDATES === 'true',
     installCrd: values['install-crd'],
     workers,
   };

@@ -1,4 +1,5 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { installFlags } from '../context/flags.js';
 import { ReconcileContext } from '../context/reconcile-context.js';
 import { Controller } from '../controller/controller.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
@@ -11,6 +12,7 @@ import type { ObjectClient } from '../kube/object-client.js';
 import { Operator } from '../operator/operator.js';
 import { CRUDResource } from '../resource/crud-resource.js';
 import { PATCH_PARTS, type Patch, type PatchPart } from '../resource/patch.js';
+import { dryRunClient } from './dry-run-client.js';
 import { fieldDiff, type FieldChange } from './field-diff.js';
 import { apiServerHost, installHttpGuard, withinScope, type GuardScope } from './http-guard.js';
 import { planInformer, planPasses } from './plan-passes.js';
@@ -115,9 +117,37 @@ function partsOf(patch: Patch | undefined | null, current: unknown): PlannedPart
         if (before !== undefined) planned.before = before;
         planned.after = change;
       }
+    } else if (part === 'update' && current !== undefined && current !== null) {
+      // Not a Kubernetes object (a file, a remote record): the resource's current state is the before.
+      planned.before = current;
+      planned.after = change;
     }
     return planned;
   });
+}
+
+/**
+ * The object a create or update part would leave on the server, with its defaults (what a plain diff of
+ * the resource's desired object would show as removed: `imagePullPolicy`, `protocol`, …): the API server's
+ * answer to the change sent with `dryRun=All` (create, or replace at the current resourceVersion). When the
+ * server refuses it, the part keeps the change as its after and the diff against it.
+ */
+async function serverAfter(part: PlannedPart, server: ObjectClient, signal: AbortSignal): Promise<void> {
+  const change = part.change;
+  if (!isKubeObject(change) || (part.part !== 'create' && part.part !== 'update')) return;
+  try {
+    let answer: KubernetesObject;
+    if (part.part === 'create') answer = await server.create(change, { signal });
+    else {
+      const rv = (part.before as KubernetesObject | undefined)?.metadata?.resourceVersion;
+      const metadata = { ...change.metadata, ...(rv === undefined ? {} : { resourceVersion: rv }) };
+      answer = await server.replace({ ...change, metadata }, { signal });
+    }
+    part.after = answer;
+    part.diff = fieldDiff(part.before, answer);
+  } catch {
+    // e.g. a create of something that exists, a field the server does not know: keep the change as is.
+  }
 }
 
 async function planResource(
@@ -125,6 +155,7 @@ async function planResource(
   ctx: ReconcileContext,
   obj: KubernetesObject,
   path: 'update' | 'delete',
+  server: ObjectClient,
 ): Promise<PlannedResource> {
   const name = (resource as { name?: string }).name ?? '(unnamed)';
   if (!(resource instanceof CRUDResource)) {
@@ -143,7 +174,9 @@ async function planResource(
       path === 'update'
         ? await ops.newUpdatePatch(ctx, obj, current, desired)
         : await ops.newDeletePatch(ctx, obj, current, desired);
-    return { resource: name, path, parts: partsOf(patch, current) };
+    const parts = partsOf(patch, current);
+    for (const part of parts) await serverAfter(part, server, ctx.signal);
+    return { resource: name, path, parts };
   } catch (err) {
     if (err instanceof NotPlannableError)
       return { resource: name, path, parts: [], notPlannable: err.message };
@@ -261,6 +294,7 @@ async function planFramework<Obj extends KubernetesObject>(
   }
   const real = connect(config.name, framework.client, options);
   const client = planningClient(real);
+  const server = dryRunClient(real, () => undefined);
   const apiServer = apiServerHost(real.transport.server);
   const listOpts: { labelSelector?: string; signal?: AbortSignal } = {};
   const selector = options.labelSelector ?? resource.labelSelector;
@@ -273,7 +307,7 @@ async function planFramework<Obj extends KubernetesObject>(
   for (const obj of list.items) {
     const scope: GuardScope = { apiServer, refused: [] };
     const planned = await withinScope(scope, () =>
-      planObject(obj, sets, config.router, client, options.signal),
+      planObject(obj, sets, config.router, client, server, options.signal),
     );
     if (scope.refused.length > 0) {
       delete planned.error;
@@ -294,6 +328,7 @@ async function planObject<Obj extends KubernetesObject>(
   sets: ReturnType<Framework<Obj>['config']['router']['resourceSets']>,
   router: Framework<Obj>['config']['router'],
   client: ObjectClient,
+  server: ObjectClient,
   signal: AbortSignal | undefined,
 ): Promise<PlannedObject> {
   const planned: PlannedObject = { name: obj.metadata?.name ?? '', resources: [] };
@@ -303,10 +338,11 @@ async function planObject<Obj extends KubernetesObject>(
     planned.resourceSet = sets.indexOf(set);
     const ctx = new ReconcileContext(signal === undefined ? {} : { signal });
     ctx.set(clientKey, client);
+    installFlags(ctx); // as the engine's pass does before initCtx (updateAllowed, …)
     await set.initCtx(ctx, obj);
     const path = obj.metadata?.deletionTimestamp === undefined ? 'update' : 'delete';
     for (const resource of set.resources()) {
-      planned.resources.push(await planResource(resource, ctx, obj, path));
+      planned.resources.push(await planResource(resource, ctx, obj, path, server));
     }
   } catch (err) {
     planned.error = err instanceof Error ? err.message : String(err);

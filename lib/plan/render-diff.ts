@@ -160,10 +160,15 @@ export function renderDiff(plan: Plan, options: RenderDiffOptions = {}): string 
         const { before, after } = sides(part);
         const hunks = unifiedHunks(yamlOf(before), yamlOf(after));
         if (hunks.length === 0) continue;
-        files.push(
-          paint('bold', `--- ${before === undefined ? '/dev/null' : `${r.resource} (current)`}`),
-          paint('bold', `+++ ${after === undefined ? '/dev/null' : `${r.resource} (planned ${part.part})`}`),
-        );
+        const from =
+          part.part === 'create'
+            ? '/dev/null'
+            : `${r.resource} (current${before === undefined ? ': not known, shown empty' : ''})`;
+        const to =
+          part.part === 'delete' && after === undefined
+            ? '/dev/null'
+            : `${r.resource} (planned ${part.part})`;
+        files.push(paint('bold', `--- ${from}`), paint('bold', `+++ ${to}`));
         for (const line of hunks) {
           if (line.startsWith('@@')) files.push(paint('cyan', line));
           else if (line.startsWith('-')) files.push(paint('red', line));
