@@ -65,7 +65,7 @@ export function parseOperatorOptions(
   const options: WebsiteOperatorOptions = {
     outputDir: values['output-dir'] ?? env.WEBSITE_OUTPUT_DIR ?? DEFAULT_OUTPUT_DIR,
     allowDeploymentUpdates:
-      values['allow-deployment-updates'] === true || env.WEBSITE_ALLOW_DEPLOYMENT_UPDATES === 'true',
+      values['allow-deployment-updates'] || env.WEBSITE_ALLOW_DEPLOYMENT_UPDATES === 'true',
     installCrd: values['install-crd'],
     workers,
   };

@@ -140,8 +140,12 @@ async function serverAfter(part: PlannedPart, server: ObjectClient, signal: Abor
     if (part.part === 'create') answer = await server.create(change, { signal });
     else {
       const rv = (part.before as KubernetesObject | undefined)?.metadata?.resourceVersion;
-      const metadata = { ...change.metadata, ...(rv === undefined ? {} : { resourceVersion: rv }) };
-      answer = await server.replace({ ...change, metadata }, { signal });
+      const sent = structuredClone(change);
+      if (rv !== undefined) {
+        sent.metadata ??= {};
+        sent.metadata.resourceVersion = rv;
+      }
+      answer = await server.replace(sent, { signal });
     }
     part.after = answer;
     part.diff = fieldDiff(part.before, answer);

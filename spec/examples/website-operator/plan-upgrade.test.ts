@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { KubernetesObject, V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { Framework, plan, silentLogger, type Plan, type PlannedPart } from 'reconcilekit';
 import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -239,6 +239,6 @@ describe('plan: the Website operator v1 → v2 upgrade', () => {
     // Planned again after the upgrade: nothing left to do.
     const again = await plan(operator());
     expect(again.changes).toBe(0);
-    expect((await env.client.list<KubernetesObject>({ ...websiteRef, namespace: ns })).items).toHaveLength(4);
+    expect((await env.client.list({ ...websiteRef, namespace: ns })).items).toHaveLength(4);
   }, 90_000);
 });
