@@ -1,5 +1,5 @@
 import type { FieldCause } from '../field-cause.js';
-import { isJsonObject } from '../patch/json-value.js';
+import { isJsonObject, jsonEqual } from '../patch/json-value.js';
 import { fieldError } from '../validation/field-errors.js';
 import { checkDns1035Label, checkDns1123Label, checkDns1123Subdomain } from '../validation/name-rules.js';
 import { validateStructuralSchema } from './structural-schema.js';
@@ -98,6 +98,14 @@ function validateVersions(versions: unknown): FieldCause[] {
   const seen = new Set<string>();
   let storage = 0;
   let served = 0;
+  // kube validates the internal CRD: a schema, columns or subresources every version shares identically
+  // are moved to spec.validation / spec.additionalPrinterColumns / spec.subresources first
+  // (pkg/apis/apiextensions/v1/conversion.go), and their errors name those paths.
+  const shared = (field: string): boolean =>
+    versions.every((v) => jsonEqual(record(v)[field], record(versions[0])[field]));
+  const sharedSchema = shared('schema') && isJsonObject(record(record(versions[0]).schema).openAPIV3Schema);
+  const sharedColumns = shared('additionalPrinterColumns');
+  const sharedSubresources = shared('subresources');
   versions.forEach((raw, i) => {
     const path = `spec.versions[${i}]`;
     const version = record(raw);
@@ -110,21 +118,28 @@ function validateVersions(versions: unknown): FieldCause[] {
     }
     if (version.storage === true) storage++;
     if (version.served === true) served++;
-    const schema = record(record(version.schema).openAPIV3Schema);
-    if (!isJsonObject(record(version.schema).openAPIV3Schema)) {
-      causes.push(fieldError.required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
-    } else {
-      const structural = validateStructuralSchema(schema, `${path}.schema.openAPIV3Schema`);
-      causes.push(...structural);
-      if (structural.length === 0) {
-        causes.push(...validateSchemaRules(schema, `${path}.schema.openAPIV3Schema`));
+    if (!sharedSchema || i === 0) {
+      const schemaPath = sharedSchema ? 'spec.validation.openAPIV3Schema' : `${path}.schema.openAPIV3Schema`;
+      const schema = record(record(version.schema).openAPIV3Schema);
+      if (!isJsonObject(record(version.schema).openAPIV3Schema)) {
+        causes.push(fieldError.required(schemaPath));
+      } else {
+        const structural = validateStructuralSchema(schema, schemaPath);
+        causes.push(...structural);
+        if (structural.length === 0) causes.push(...validateSchemaRules(schema, schemaPath));
       }
     }
     causes.push(...validateDeprecationWarning(version, `${path}.deprecationWarning`));
-    causes.push(...validateColumns(version.additionalPrinterColumns, `${path}.additionalPrinterColumns`));
-    causes.push(
-      ...validateScale(record(record(version.subresources).scale), `${path}.subresources.scale`, version),
-    );
+    if (!sharedColumns || i === 0) {
+      const columnsPath = sharedColumns
+        ? 'spec.additionalPrinterColumns'
+        : `${path}.additionalPrinterColumns`;
+      causes.push(...validateColumns(version.additionalPrinterColumns, columnsPath));
+    }
+    if (!sharedSubresources || i === 0) {
+      const scalePath = sharedSubresources ? 'spec.subresources.scale' : `${path}.subresources.scale`;
+      causes.push(...validateScale(record(record(version.subresources).scale), scalePath, version));
+    }
   });
   if (storage !== 1) {
     causes.push(

@@ -4,7 +4,7 @@
 // k8s.io/apiserver/pkg/cel/library (lists, sets, regex, urls, quantity, format).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCrd, kubeApi, removeCrd, type KubeApi } from '../support/kube-api.js';
-import { startTarget, uniqueName, type Target } from '../support/target.js';
+import { E2E, startTarget, uniqueName, type Target } from '../support/target.js';
 
 const GROUP = 'cel.reconcilekit.test';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -76,13 +76,17 @@ const ruled = crd('ruleds', 'Ruled', {
     },
     hostname: {
       type: 'string',
+      maxLength: 63,
       'x-kubernetes-validations': [
         { rule: '!format.dns1123Label().validate(self).hasValue()', message: 'a DNS label' },
       ],
     },
     tags: {
       type: 'array',
-      items: { type: 'string' },
+      // maxItems/maxLength bound kube's static cost estimate at CRD creation (without them kube-apiserver
+      // refuses the CRD: estimated rule cost exceeds budget).
+      maxItems: 16,
+      items: { type: 'string', maxLength: 64 },
       'x-kubernetes-validations': [
         { rule: 'sets.contains(self, ["base"])', message: 'tags include base' },
         { rule: 'self.all(t, t.matches("^[a-z]+$"))', message: 'lowercase tags' },
@@ -90,6 +94,7 @@ const ruled = crd('ruleds', 'Ruled', {
     },
     weights: {
       type: 'array',
+      maxItems: 16,
       items: { type: 'integer' },
       'x-kubernetes-validations': [{ rule: 'self.sum() == 100', message: 'weights sum to 100' }],
     },
@@ -227,8 +232,9 @@ describe('x-kubernetes-validations on a custom resource', () => {
     expect(r.status).toBe(422);
     const causes = r.body.details.causes as { field: string; message: string }[];
     const cause = causes.find((c) => c.field.endsWith('x-kubernetes-validations[0].rule'));
+    // One version: kube validates its schema as the internal spec.validation and names that path.
     expect(cause?.field).toBe(
-      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[a].x-kubernetes-validations[0].rule',
+      'spec.validation.openAPIV3Schema.properties[spec].properties[a].x-kubernetes-validations[0].rule',
     );
     expect(cause?.message).toContain('compilation failed');
     const unknownFn = await api(
@@ -283,41 +289,50 @@ describe('bad input: bounded time, 422, never a hang', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
-  it('answers a near-3 MiB object against rules within the bound', async () => {
-    const tags = [
-      'base',
-      ...Array.from({ length: 12_000 }, (_, i) => `t${'x'.repeat(240)}${i}`.replace(/\d/g, 'y')),
-    ];
-    const started = Date.now();
-    const r = await api('POST', PATH, ruledObject(uniqueName('huge'), { ...good, tags }));
-    expect([201, 422]).toContain(r.status);
-    expect(Date.now() - started).toBeLessThan(10_000);
-  }, 20_000);
+  // The time bounds below are the embedded server's; a real kube-apiserver on a loaded machine takes longer.
+  it.skipIf(E2E)(
+    'answers a near-3 MiB object against rules within the bound',
+    async () => {
+      const tags = [
+        'base',
+        ...Array.from({ length: 12_000 }, (_, i) => `t${'x'.repeat(240)}${i}`.replace(/\d/g, 'y')),
+      ];
+      const started = Date.now();
+      const r = await api('POST', PATH, ruledObject(uniqueName('huge'), { ...good, tags }));
+      expect([201, 422]).toContain(r.status);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    },
+    20_000,
+  );
 
-  it('accepts and enforces a CRD with 1,000 rules in bounded time', async () => {
-    const properties: Record<string, unknown> = {};
-    for (let i = 0; i < 1000; i++) {
-      properties[`f${i}`] = {
-        type: 'integer',
-        'x-kubernetes-validations': [{ rule: `self < ${i + 10}`, message: `f${i} too big` }],
-      };
-    }
-    const many = crd('manies', 'Many', { type: 'object', properties });
-    let started = Date.now();
-    await installCrd(api, many);
-    expect(Date.now() - started).toBeLessThan(15_000);
-    const spec: Record<string, number> = {};
-    for (let i = 0; i < 1000; i++) spec[`f${i}`] = i;
-    spec.f999 = 5000;
-    started = Date.now();
-    const r = await api('POST', `/apis/${GROUP}/v1/namespaces/default/manies`, {
-      apiVersion: `${GROUP}/v1`,
-      kind: 'Many',
-      metadata: { name: uniqueName('many') },
-      spec,
-    });
-    expect(r.status).toBe(422);
-    expect(r.body.message).toContain('f999 too big');
-    expect(Date.now() - started).toBeLessThan(5000);
-  }, 30_000);
+  it.skipIf(E2E)(
+    'accepts and enforces a CRD with 1,000 rules in bounded time',
+    async () => {
+      const properties: Record<string, unknown> = {};
+      for (let i = 0; i < 1000; i++) {
+        properties[`f${i}`] = {
+          type: 'integer',
+          'x-kubernetes-validations': [{ rule: `self < ${i + 10}`, message: `f${i} too big` }],
+        };
+      }
+      const many = crd('manies', 'Many', { type: 'object', properties });
+      let started = Date.now();
+      await installCrd(api, many);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      const spec: Record<string, number> = {};
+      for (let i = 0; i < 1000; i++) spec[`f${i}`] = i;
+      spec.f999 = 5000;
+      started = Date.now();
+      const r = await api('POST', `/apis/${GROUP}/v1/namespaces/default/manies`, {
+        apiVersion: `${GROUP}/v1`,
+        kind: 'Many',
+        metadata: { name: uniqueName('many') },
+        spec,
+      });
+      expect(r.status).toBe(422);
+      expect(r.body.message).toContain('f999 too big');
+      expect(Date.now() - started).toBeLessThan(5000);
+    },
+    30_000,
+  );
 });

@@ -123,12 +123,12 @@ describe('validateCustomResourceDefinition', () => {
       'a missing schema',
       crd({ spec: { versions: [version({ schema: undefined })] } }),
       'spec.versions[0].schema.openAPIV3Schema',
-      'schemas are required',
+      'Required value',
     ],
     [
       'a non-object root',
       crd({ spec: { versions: [version({ schema: { openAPIV3Schema: { type: 'string' } } })] } }),
-      'spec.versions[0].schema.openAPIV3Schema.type',
+      'spec.validation.openAPIV3Schema.type',
       'must be object at the root',
     ],
     [
@@ -138,7 +138,7 @@ describe('validateCustomResourceDefinition', () => {
           versions: [version({ schema: { openAPIV3Schema: { type: 'object', properties: { spec: {} } } } })],
         },
       }),
-      'spec.versions[0].schema.openAPIV3Schema.properties[spec].type',
+      'spec.validation.openAPIV3Schema.properties[spec].type',
       'must not be empty for specified object fields',
     ],
     [
@@ -150,7 +150,7 @@ describe('validateCustomResourceDefinition', () => {
           ],
         },
       }),
-      'spec.versions[0].additionalPrinterColumns[0].type',
+      'spec.additionalPrinterColumns[0].type',
       'Unsupported value: "float"',
     ],
     [
@@ -164,7 +164,7 @@ describe('validateCustomResourceDefinition', () => {
           ],
         },
       }),
-      'spec.versions[0].subresources.scale.specReplicasPath',
+      'spec.subresources.scale.specReplicasPath',
       'under .spec',
     ],
   ])('rejects %s', (_name, object, field, message) => {
@@ -215,7 +215,7 @@ describe('malformed schema keywords', () => {
     );
     expect(causes).toContainEqual(
       expect.objectContaining({
-        field: `spec.versions[0].schema.openAPIV3Schema.properties[spec].${keyword}`,
+        field: `spec.validation.openAPIV3Schema.properties[spec].${keyword}`,
         reason: 'FieldValueTypeInvalid',
         message: expect.stringContaining(message),
       }),
@@ -228,7 +228,7 @@ describe('malformed schema keywords', () => {
       crd({ spec: { versions: [version({ schema: { openAPIV3Schema: schema } })] } }),
     );
     expect(causes).toEqual([
-      expect.objectContaining({ field: 'spec.versions[0].schema.openAPIV3Schema.properties[spec].pattern' }),
+      expect.objectContaining({ field: 'spec.validation.openAPIV3Schema.properties[spec].pattern' }),
     ]);
   });
 });
