@@ -326,7 +326,7 @@ export {
   type HistoryRecorderOptions,
 } from './debug/history-recorder.js';
 export { type DebugControllerState, type DebugSource } from './debug/debug-routes.js';
-export { type PassTrigger, type TriggerReason } from './debug/pass-trigger.js';
+export { DEBUG_MAX_TRIGGERS, type PassTrigger, type TriggerReason } from './debug/pass-trigger.js';
 export { type ResourceTrace, type AppliedPart } from './context/pass-trace.js';
 // end engine/framework
 

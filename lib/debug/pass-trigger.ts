@@ -54,18 +54,23 @@ export function sourceTrigger(
   return { reason, event, source: `${kind} ${ref}` };
 }
 
-/** The latest trigger per waiting key. */
+/** Waiting keys whose trigger is kept (more wait without one, and their pass says `start`). */
+export const DEBUG_MAX_TRIGGERS = 10_000;
+
+/** The latest trigger per waiting key, for at most `max` keys (a follower's queue can hold every key). */
 export class TriggerLedger {
   private readonly latest = new Map<string, PassTrigger>();
 
+  constructor(private readonly max = DEBUG_MAX_TRIGGERS) {}
+
   /** `key` was enqueued for `trigger` (the latest wins). */
   note(key: string, trigger: PassTrigger): void {
-    this.latest.set(key, trigger);
+    if (this.latest.size < this.max || this.latest.has(key)) this.latest.set(key, trigger);
   }
 
   /** Notes `trigger` unless another is already waiting (a run after the pass: an event during it wins). */
   noteIfNone(key: string, trigger: PassTrigger): void {
-    if (!this.latest.has(key)) this.latest.set(key, trigger);
+    if (this.latest.size < this.max && !this.latest.has(key)) this.latest.set(key, trigger);
   }
 
   /** The trigger of the pass starting now (`start` when no site noted one); forgets it. */

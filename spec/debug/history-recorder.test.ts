@@ -162,4 +162,17 @@ describe('TriggerLedger', () => {
     expect(t.take('k')).toBe(TRIGGERS.retry);
     expect(t.size).toBe(0);
   });
+
+  it('keeps at most max waiting keys (the rest run with reason start), updating those it holds', () => {
+    const t = new TriggerLedger(2);
+    t.note('a', TRIGGERS.add);
+    t.note('b', TRIGGERS.add);
+    t.note('c', TRIGGERS.add);
+    t.noteIfNone('d', TRIGGERS.retry);
+    t.note('a', TRIGGERS.delete);
+    expect(t.size).toBe(2);
+    expect(t.take('a')).toBe(TRIGGERS.delete);
+    expect(t.take('c')).toBe(TRIGGERS.start);
+    expect(t.waiting(10)).toEqual([{ key: 'b', trigger: TRIGGERS.add }]);
+  });
 });
