@@ -26,24 +26,15 @@ import { ApiError, badRequest, failureStatus, invalid } from '../status.js';
 import { schemaHasRules, validateCelRules } from '../cel/validate-rules.js';
 import { fieldError } from '../validation/field-errors.js';
 import type { RequestContext } from './request-context.js';
+import { typeMetaMismatch } from './decode-errors.js';
 
 const OBJECT_META_FIELDS = new Set(OBJECT_META_FIELD_NAMES);
 
 /** Checks apiVersion/kind against the endpoint (400 on mismatch) and fills them when absent. */
 export function checkTypeMeta(ctx: RequestContext, obj: JsonObject): void {
   const expected = apiVersionOf(ctx.type.group, ctx.version.name);
-  const apiVersion = obj.apiVersion;
-  const kind = obj.kind;
-  if (apiVersion !== undefined && apiVersion !== expected) {
-    throw badRequest(
-      `the API version in the data (${display(apiVersion)}) does not match the expected API version (${expected})`,
-    );
-  }
-  if (kind !== undefined && kind !== ctx.type.kind) {
-    throw badRequest(
-      `the kind in the data (${display(kind)}) does not match the expected kind (${ctx.type.kind})`,
-    );
-  }
+  const mismatch = typeMetaMismatch(ctx, obj);
+  if (mismatch !== undefined) throw mismatch;
   obj.apiVersion = expected;
   obj.kind = ctx.type.kind;
   if (obj.metadata === undefined) obj.metadata = {};

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { normalizeObjectMeta, recordUpdate } from '../algorithms.js';
 import { namespacePhase } from '../core.js';
 import type { Reply } from '../http-io.js';
-import { parseJsonObject } from '../http-io.js';
 import { formatTime, metadataOf, stringAt, type JsonObject } from '../json.js';
 import { afterKindWrite, isCrdType, isNamespaceType, prepareKind } from '../kind-hooks.js';
 import { typeKey } from '../resource-type.js';
@@ -24,6 +23,7 @@ import {
 } from './admission.js';
 import { presentObject, toStorage } from './presentation.js';
 import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
+import { parseObjectBody, typeMetaMismatch } from './decode-errors.js';
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const GENERATE_ATTEMPTS = 8;
@@ -41,7 +41,10 @@ export function handleCreate(ctx: RequestContext): Reply {
   if (ctx.type.namespaced && ctx.info.namespace === undefined) {
     throw methodNotAllowed(`${ctx.type.resource} must be created in a namespace`);
   }
-  const obj = parseJsonObject(ctx.body);
+  const obj = parseObjectBody(ctx);
+  // kube's decoder fails on a foreign apiVersion/kind before it looks at any field.
+  const mismatch = typeMetaMismatch(ctx, obj);
+  if (mismatch !== undefined) throw mismatch;
   checkBuiltInDecoding(ctx, obj);
   checkTypeMeta(ctx, obj);
   checkNamespace(ctx, obj);

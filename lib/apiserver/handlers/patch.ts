@@ -26,6 +26,7 @@ import { presentObject } from './presentation.js';
 import { kindRefOf, type RequestContext } from './request-context.js';
 import { scaleOf, scaleToObject } from './scale.js';
 import { updateObject } from './update.js';
+import { patchDecodeError } from './decode-errors.js';
 
 const ACCEPTED = 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
 const ACCEPTED_BUILTIN = `${ACCEPTED}, application/strategic-merge-patch+json`;
@@ -81,6 +82,8 @@ export function handlePatch(ctx: RequestContext): Reply {
   let patched: unknown;
   let patch: unknown;
   try {
+    const decodeError = patchDecodeError(ctx.body, kind);
+    if (decodeError !== undefined) throw decodeError;
     if (kind === 'json') {
       const ops = parseJson(ctx.body, 'the JSON patch');
       if (!Array.isArray(ops)) throw badRequest('json patch must be an array of operations');

@@ -1,6 +1,5 @@
 import { normalizeObjectMeta, recordUpdate } from '../algorithms.js';
 import type { Reply } from '../http-io.js';
-import { parseJsonObject } from '../http-io.js';
 import {
   deepEqual,
   display,
@@ -26,6 +25,7 @@ import {
 import { presentObject, toStorage } from './presentation.js';
 import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
 import { scaleOf, scaleToObject } from './scale.js';
+import { parseObjectBody, typeMetaMismatch } from './decode-errors.js';
 
 const SERVER_MANAGED = [
   'uid',
@@ -54,8 +54,13 @@ export function currentObject(ctx: RequestContext): JsonObject {
 /** PUT to an object or its status/scale/finalize subresource. */
 export function handleUpdate(ctx: RequestContext): Reply {
   if (ctx.info.name === undefined) throw methodNotAllowed();
-  const body = parseJsonObject(ctx.body);
-  if (ctx.info.subresource !== 'scale') checkBuiltInDecoding(ctx, body);
+  const body = parseObjectBody(ctx);
+  if (ctx.info.subresource !== 'scale') {
+    // kube's decoder fails on a foreign apiVersion/kind before it looks at any field.
+    const mismatch = typeMetaMismatch(ctx, body);
+    if (mismatch !== undefined) throw mismatch;
+    checkBuiltInDecoding(ctx, body);
+  }
   // kube checks the body's name against the URL before looking the object up
   // (k8s.io/apiserver/pkg/endpoints/handlers/update.go), so a mismatch is a 400 even when it is absent.
   if (ctx.info.subresource !== 'scale') checkName(ctx, body);

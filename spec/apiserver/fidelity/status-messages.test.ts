@@ -1,10 +1,12 @@
 // Status texts as kube-apiserver v1.34 writes them, checked on the embedded server and (make test-real)
 // on kube-apiserver: each expectation names the kube source that produces it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeApi, type KubeApi } from '../support/kube-api.js';
+import { installCrd, kubeApi, removeCrd, type KubeApi } from '../support/kube-api.js';
 import { E2E, startTarget, uniqueName, type Target } from '../support/target.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
+const GROUP = 'messages.reconcilekit.test';
+const THINGS = `/apis/${GROUP}/v1/namespaces/default/things`;
 let target: Target;
 let api: KubeApi;
 const names: string[] = [];
@@ -17,9 +19,28 @@ beforeAll(async () => {
     names.push(name);
     expect((await api('POST', CM, { metadata: { name, labels: { msg: 'page' } } })).status).toBe(201);
   }
+  await installCrd(api, {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `things.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural: 'things', singular: 'thing', kind: 'Thing' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  });
 }, 30_000);
 
 afterAll(async () => {
+  await removeCrd(api, `things.${GROUP}`);
   for (const name of names) await api('DELETE', `${CM}/${name}`);
   await target.close();
 });
@@ -148,5 +169,81 @@ describe('selectors (apimachinery pkg/labels/selector.go, pkg/apis/core/v1/conve
     const r = await api('GET', `${path}?fieldSelector=spec.foo%3Dbar`);
     expect(r.status).toBe(400);
     expect(r.body.message).toBe(message);
+  });
+});
+
+describe('bodies (apiserver endpoints/handlers/rest.go transformDecodeError, patch.go)', () => {
+  const post = (body: string) => api('POST', CM, body);
+
+  it.each([
+    [
+      '{"apiVersion":"v1","kind":"ConfigMap",',
+      'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)',
+    ],
+    [
+      'not json',
+      "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character 'o' in literal null (expecting 'u') (6e6f74206a736f6e)",
+    ],
+    [
+      '[1]',
+      'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (5b315d)',
+    ],
+  ])('invalid JSON %j → 400', async (body, message) => {
+    const r = await post(body);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe(message);
+  });
+
+  it.each([
+    [
+      { apiVersion: 'v1', kind: 'Secret' },
+      'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion',
+    ],
+    [
+      { apiVersion: 'apps/v1', kind: 'Deployment' },
+      'Deployment in version "v1" cannot be handled as a ConfigMap: converting (v1.Deployment) to (core.ConfigMap): unknown conversion',
+    ],
+    [
+      { apiVersion: 'apps/v1', kind: 'ConfigMap' },
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/runtime/scheme.go:110"',
+    ],
+    [
+      { apiVersion: 'v1', kind: 'Foo' },
+      'Foo in version "v1" cannot be handled as a ConfigMap: no kind "Foo" is registered for version "v1" in scheme "pkg/runtime/scheme.go:110"',
+    ],
+  ])('a body of another kind (%o) → 400', async (typeMeta, message) => {
+    const r = await post(JSON.stringify({ ...typeMeta, metadata: { name: uniqueName('kind') } }));
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe(message);
+    const put = await api('PUT', `${CM}/${names[0]}`, { ...typeMeta, metadata: { name: names[0] } });
+    expect(put.status).toBe(400);
+    expect(put.body.message).toBe(message);
+  });
+
+  it.each([
+    ['application/merge-patch+json', 'error decoding patch: unexpected end of JSON input'],
+    ['application/json-patch+json', 'error decoding patch: unexpected end of JSON input'],
+    ['application/strategic-merge-patch+json', 'unexpected end of JSON input'],
+  ])('an invalid %s body → 400', async (contentType, message) => {
+    const r = await api('PATCH', `${CM}/${names[0]}`, '{"data":', contentType);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe(message);
+  });
+});
+
+describe('custom resource bodies (apiextensions-apiserver customresource_handler.go)', () => {
+  it('a body of another kind → 422 on kind; invalid JSON → 400 naming the CRD kind', async () => {
+    const name = uniqueName('other');
+    const r = await api('POST', THINGS, { apiVersion: `${GROUP}/v1`, kind: 'Other', metadata: { name } });
+    expect(r.status).toBe(422);
+    expect(r.body.message).toBe(
+      `Other.${GROUP} "${name}" is invalid: kind: Invalid value: "Other": must be Thing`,
+    );
+    expect(r.body.details).toMatchObject({ name, group: GROUP, kind: 'Other' });
+    const bad = await api('POST', THINGS, 'not json');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe(
+      "the object provided is unrecognized (must be of type Thing): couldn't get version/kind; json parse error: invalid character 'o' in literal null (expecting 'u') (6e6f74206a736f6e)",
+    );
   });
 });
