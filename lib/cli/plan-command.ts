@@ -6,6 +6,7 @@ import { Framework } from '../framework/framework.js';
 import { loadKubeConfig } from '../kube/kube-config.js';
 import { Operator } from '../operator/operator.js';
 import { plan, type Plan, type Plannable } from '../plan/plan.js';
+import { apiServerHost, installHttpGuard, type GuardScope } from '../plan/http-guard.js';
 import { renderDiff } from '../plan/render-diff.js';
 import type { CommandIo } from './apiserver-command.js';
 
@@ -103,6 +104,42 @@ export async function runPlanCommand(argv: readonly string[], io: PlanIo): Promi
   }
   // The entry builds its Framework at import, which reads KUBECONFIG: point it at --kubeconfig first.
   if (args.kubeconfig !== undefined) process.env.KUBECONFIG = resolve(args.kubeconfig);
+  // From here on nothing in this process writes: a mutating request that is not a dry-run write to the
+  // API server is refused, also outside the plan proper (an entry that starts its operator on import).
+  const outside: GuardScope = { apiServer: apiServerOf(), refused: [] };
+  const uninstall = installHttpGuard(outside);
+  let target: Plannable | undefined;
+  try {
+    const code = await planEntry(path, args, io, (t) => (target = t));
+    return outside.refused.length > 0 ? 1 : code;
+  } finally {
+    if (outside.refused.length > 0) {
+      io.stderr(
+        `reconcilekit plan: refused ${outside.refused.length} write(s) made outside the plan, e.g. ${outside.refused[0] ?? ''} — nothing was sent. Does ${path} start its operator when imported? Start it only when it is the main module (see docs/plan.md)\n`,
+      );
+      const running = target as { stop?: () => Promise<void>; synced?: boolean } | undefined;
+      await running?.stop?.().catch(() => undefined);
+    }
+    uninstall();
+  }
+}
+
+/** The API server's host of the kubeconfig the entry will use ('' when there is none: nothing allowed). */
+function apiServerOf(): string {
+  try {
+    const server = loadKubeConfig().getCurrentCluster()?.server;
+    return server === undefined ? '' : apiServerHost(new URL(server));
+  } catch {
+    return '';
+  }
+}
+
+async function planEntry(
+  path: string,
+  args: PlanArgs,
+  io: PlanIo,
+  loaded: (target: Plannable) => void,
+): Promise<number> {
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
@@ -119,6 +156,7 @@ export async function runPlanCommand(argv: readonly string[], io: PlanIo): Promi
     );
     return 1;
   }
+  loaded(target);
   try {
     const options: Parameters<typeof plan>[1] = {};
     if (args.kubeconfig !== undefined)

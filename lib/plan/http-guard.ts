@@ -19,6 +19,12 @@ export interface GuardScope {
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const scope = new AsyncLocalStorage<GuardScope>();
+/** Where requests made outside any planned object's pass are checked, while a command-wide guard is on. */
+let outside: GuardScope | undefined;
+
+function current(): GuardScope | undefined {
+  return scope.getStore() ?? outside;
+}
 
 type RequestFn = typeof http.request;
 let installed = 0;
@@ -35,7 +41,7 @@ function hostOf(url: URL): string {
  * to the API server without `dryRun=All`. Outside a plan's scope every request passes.
  */
 function check(method: string | undefined, url: URL): void {
-  const s = scope.getStore();
+  const s = current();
   if (s === undefined) return;
   const m = (method ?? 'GET').toUpperCase();
   if (!MUTATING.has(m)) return;
@@ -92,7 +98,7 @@ function refuseDeleteBody(s: GuardScope, url: URL): NotPlannableError {
 
 function guardRequest(original: RequestFn, protocol: string): RequestFn {
   return function guarded(this: unknown, ...args: unknown[]) {
-    const s = scope.getStore();
+    const s = current();
     if (s === undefined) return (original as (...a: unknown[]) => http.ClientRequest).apply(this, args);
     const { method, url } = requestTarget(protocol, args);
     check(method, url);
@@ -120,12 +126,12 @@ function guardRequest(original: RequestFn, protocol: string): RequestFn {
 
 function guardFetch(original: typeof fetch): typeof fetch {
   return function guardedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    if (scope.getStore() !== undefined) {
+    if (current() !== undefined) {
       try {
         const url = new URL(input instanceof Request ? input.url : input);
         const method = init?.method ?? (input instanceof Request ? input.method : undefined);
         check(method, url);
-        const s = scope.getStore();
+        const s = current();
         if (s !== undefined && method?.toUpperCase() === 'DELETE' && deleteBodyRefused(init?.body)) {
           throw refuseDeleteBody(s, url);
         }
@@ -140,8 +146,12 @@ function guardFetch(original: typeof fetch): typeof fetch {
 /**
  * Installs the guard over outgoing HTTP (node:http and node:https `request`, global `fetch`) until the
  * returned function is called. Nested installs share one guard; the last uninstall restores the originals.
+ * With `everywhere`, requests outside any planned object's pass are checked too and their refusals
+ * recorded there (`reconcilekit plan`: an entry module that starts its operator on import writes nothing).
  */
-export function installHttpGuard(): () => void {
+export function installHttpGuard(everywhere?: GuardScope): () => void {
+  const previous = outside;
+  if (everywhere !== undefined) outside = everywhere;
   if (installed === 0) {
     originals = { http: http.request, https: https.request, fetch: globalThis.fetch };
     http.request = guardRequest(originals.http, 'http:');
@@ -154,6 +164,7 @@ export function installHttpGuard(): () => void {
   return () => {
     if (done) return;
     done = true;
+    if (everywhere !== undefined) outside = previous;
     installed--;
     if (installed === 0 && originals !== undefined) {
       http.request = originals.http;

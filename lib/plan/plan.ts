@@ -6,6 +6,7 @@ import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { clientKey } from '../framework/context-keys.js';
 import type { ControllerCore } from '../framework/controller-core.js';
 import { Framework } from '../framework/framework.js';
+import { errorMessage } from '../framework/reconcile-error.js';
 import { InformerController } from '../informer-controller/informer-controller.js';
 import { makeClient } from '../framework/make-client.js';
 import type { ObjectClient } from '../kube/object-client.js';
@@ -154,6 +155,11 @@ async function serverAfter(part: PlannedPart, server: ObjectClient, signal: Abor
   }
 }
 
+/** A step of a planned resource threw; the message names the resource and the step. */
+class PlanStepError extends Error {
+  override readonly name = 'PlanStepError';
+}
+
 async function planResource(
   resource: unknown,
   ctx: ReconcileContext,
@@ -171,9 +177,12 @@ async function planResource(
     };
   }
   const ops = (resource as CRUDResource).ops;
+  let step = 'getCurrentState';
   try {
     const current = await ops.getCurrentState(ctx, obj);
+    step = 'getDesiredState';
     const desired = await ops.getDesiredState(ctx, obj);
+    step = path === 'update' ? 'newUpdatePatch' : 'newDeletePatch';
     const patch =
       path === 'update'
         ? await ops.newUpdatePatch(ctx, obj, current, desired)
@@ -184,7 +193,8 @@ async function planResource(
   } catch (err) {
     if (err instanceof NotPlannableError)
       return { resource: name, path, parts: [], notPlannable: err.message };
-    throw err;
+    // Say where: the object's error reads `resource "greeting-configmap" getDesiredState: <message>`.
+    throw new PlanStepError(`resource "${name}" ${step}: ${errorMessage(err)}`, { cause: err });
   }
 }
 

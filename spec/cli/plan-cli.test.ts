@@ -23,6 +23,20 @@ function run(...args: string[]): Promise<{ code: number; stdout: string; stderr:
   });
 }
 
+/** resourceVersion of every Greeting and ConfigMap in the namespace. */
+async function versions(): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const ref of [
+    { apiVersion: 'example.com/v1', kind: 'Greeting', plural: 'greetings' },
+    { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' },
+  ]) {
+    for (const o of (await env.client.list({ ...ref, namespace: ns })).items) {
+      out.set(`${o.kind}/${o.metadata?.name}`, o.metadata?.resourceVersion ?? '');
+    }
+  }
+  return out;
+}
+
 function entry(file: string, text: string): string {
   const path = join(dir, file);
   writeFileSync(path, text);
@@ -113,6 +127,80 @@ describe('reconcilekit plan', () => {
     expect(cms.items).toHaveLength(0);
   }, 60_000);
 
+  it('an object whose getDesiredState throws: its error named, the others planned, exit 1, nothing applied', async () => {
+    const kc = join(dir, 'kubeconfig');
+    const entryPath = entry(
+      'throws.mjs',
+      `import { CRUDResource, Framework, ResourceSet } from 'reconcilekit';
+import { greetingConfigMap } from '${join(root, 'dist/examples/greeting-operator/greeting-configmap.js')}';
+const throwing = {
+  ...greetingConfigMap,
+  getDesiredState(ctx, greeting) {
+    if (greeting.metadata.name === 'bad') throw new Error('spec.message of bad cannot be rendered');
+    return greetingConfigMap.getDesiredState(ctx, greeting);
+  },
+};
+export const framework = new Framework({
+  name: 'greeting-operator',
+  resource: { apiVersion: 'example.com/v1', kind: 'Greeting', plural: 'greetings' },
+  resourceSets: [new ResourceSet({ resources: [new CRUDResource({ ops: throwing })] })],
+});
+`,
+    );
+    await env.client.create({
+      apiVersion: 'example.com/v1',
+      kind: 'Greeting',
+      metadata: { name: 'bad', namespace: ns },
+      spec: { message: 'bad' },
+    } as never);
+    const before = await versions();
+    const result = await run(entryPath, '--kubeconfig', kc, '-n', ns);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `${ns}/bad\\s+0\\s+error: resource "greeting-configmap" getDesiredState: spec\\.message of bad cannot be rendered`,
+      ),
+    );
+    expect(result.stdout).toMatch(new RegExp(`${ns}/hello\\s+0\\s+greeting-configmap\\s+1\\s+0\\s+0`));
+    expect(result.stdout).toContain('Plan: 1 change(s) over 2 object(s), 1 with errors.');
+    expect(await versions()).toEqual(before);
+  }, 60_000);
+
+  it('an entry that starts its operator on import: every write refused, said so, exit 1, nothing applied', async () => {
+    const kc = join(dir, 'kubeconfig');
+    const entryPath = entry(
+      'starts.mjs',
+      `import { CRUDResource, Framework, ResourceSet, silentLogger } from 'reconcilekit';
+import { greetingConfigMap } from '${join(root, 'dist/examples/greeting-operator/greeting-configmap.js')}';
+export const framework = new Framework({
+  name: 'greeting-operator',
+  resource: { apiVersion: 'example.com/v1', kind: 'Greeting', plural: 'greetings' },
+  resourceSets: [new ResourceSet({ resources: [new CRUDResource({ ops: greetingConfigMap })] })],
+  logger: silentLogger(),
+});
+// Not the convention: started whenever imported.
+await framework.start();
+await new Promise((r) => setTimeout(r, 500));
+`,
+    );
+    const before = await versions();
+    const result = await run(entryPath, '--kubeconfig', kc, '-n', ns);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /refused \d+ write\(s\) made outside the plan, e\.g\. (PATCH|POST|PUT) https?:\/\//,
+    );
+    expect(result.stderr).toMatch(/start it only when it is the main module/i);
+    expect(await versions()).toEqual(before);
+    const hello = await env.client.get({
+      apiVersion: 'example.com/v1',
+      kind: 'Greeting',
+      plural: 'greetings',
+      namespace: ns,
+      name: 'hello',
+    });
+    expect(hello.metadata?.finalizers ?? []).toEqual([]);
+  }, 60_000);
+
   it('says what is wrong with a missing entry, one without a Framework, one with a syntax error; exit 1', async () => {
     const missing = await run(join(dir, 'nope.mjs'));
     expect(missing.code).toBe(1);
@@ -123,6 +211,12 @@ describe('reconcilekit plan', () => {
     const broken = await run(entry('broken.mjs', 'export const = ;\n'));
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/loading .*broken\.mjs failed/);
+    const wrongDefault = await run(entry('wrong-default.mjs', 'export default { start() {}, stop() {} };\n'));
+    expect(wrongDefault.code).toBe(1);
+    expect(wrongDefault.stderr).toMatch(/exports no Operator, Framework or Controller/);
+    const throwsOnImport = await run(entry('throws-on-import.mjs', "throw new Error('no config');\n"));
+    expect(throwsOnImport.code).toBe(1);
+    expect(throwsOnImport.stderr).toMatch(/loading .*throws-on-import\.mjs failed: no config/);
     const badOutput = await run(join(dir, 'operator.mjs'), '-o', 'yaml');
     expect(badOutput.code).toBe(1);
     expect(badOutput.stderr).toMatch(/-o must be table, json or diff/);
