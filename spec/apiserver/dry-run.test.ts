@@ -158,7 +158,7 @@ describe.skipIf(E2E)('dryRun=All', () => {
       kind: 'Status',
       reason: 'Invalid',
       message:
-        'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"',
+        'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"',
       details: {
         group: 'meta.k8s.io',
         kind: 'CreateOptions',

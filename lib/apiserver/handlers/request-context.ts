@@ -36,7 +36,8 @@ const OPTIONS_KIND: Record<string, string> = {
 export function checkDryRunValues(verb: string, values: readonly string[]): void {
   const kind = OPTIONS_KIND[verb];
   if (kind === undefined || values.every((v) => v === 'All')) return;
-  const rendered = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+  // field.NotSupported shows a list value as JSON in v1.34 (`["All","x"]`).
+  const rendered = JSON.stringify(values);
   const message = `Unsupported value: ${rendered}: supported values: "All"`;
   const causes = [{ reason: 'FieldValueNotSupported', message, field: 'dryRun' }];
   throw new ApiError(

@@ -24,7 +24,12 @@ export function kubeApi(target: Target): KubeApi {
     const options: RequestOptions = { method, headers: { Accept: 'application/json', ...headers } };
     await kc.applyToHTTPSOptions(options);
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    if (payload !== undefined) (options.headers as Record<string, string>)['Content-Type'] = contentType;
+    if (payload !== undefined) {
+      const sent = options.headers as Record<string, string>;
+      sent['Content-Type'] = contentType;
+      // Node sends a DELETE body neither chunked nor with a length unless told: say how long it is.
+      sent['Content-Length'] = String(Buffer.byteLength(payload));
+    }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<ApiResponse>((resolve, reject) => {
       const req = send(url, options, (res) => {
