@@ -3,11 +3,12 @@ import { parseJsonObject } from '../http-io.js';
 import { display, metadataOf, objectAt, stringAt, type JsonObject } from '../json.js';
 import { deleteObject, type PropagationPolicy } from '../object-lifecycle.js';
 import { apiVersionOf, typeKey } from '../resource-type.js';
-import { badRequest, conflict, deleteSuccess, forbidden, methodNotAllowed } from '../status.js';
+import { badRequest, deleteSuccess, forbidden, methodNotAllowed } from '../status.js';
 import { namespaceOf, nameOf, selectorFilter } from './filter.js';
 import { listItem, presentObject } from './presentation.js';
 import { checkDryRunValues, type RequestContext } from './request-context.js';
 import { currentObject } from './update.js';
+import { deletePreconditionConflict } from './preconditions.js';
 
 /** Namespaces the NamespaceLifecycle admission plugin never lets anyone delete. */
 const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
@@ -74,17 +75,15 @@ function deleteOne(
   const meta = metadataOf(current);
   const name = nameOf(current);
   if (options.uid !== undefined && options.uid !== meta.uid) {
-    throw conflict(
-      ctx.type,
-      name,
-      `Precondition failed: UID in precondition: ${options.uid}, UID in object meta: ${String(meta.uid)}`,
-    );
+    throw deletePreconditionConflict(ctx.type, name, 'UID', options.uid, meta.uid);
   }
   if (options.resourceVersion !== undefined && options.resourceVersion !== meta.resourceVersion) {
-    throw conflict(
+    throw deletePreconditionConflict(
       ctx.type,
       name,
-      `Precondition failed: ResourceVersion in precondition: ${options.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`,
+      'ResourceVersion',
+      options.resourceVersion,
+      meta.resourceVersion,
     );
   }
   return deleteObject(

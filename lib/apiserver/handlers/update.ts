@@ -26,6 +26,7 @@ import { presentObject, toStorage } from './presentation.js';
 import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
 import { scaleOf, scaleToObject } from './scale.js';
 import { parseObjectBody, typeMetaMismatch } from './decode-errors.js';
+import { patchUidImmutable, updateUidConflict } from './preconditions.js';
 
 const SERVER_MANAGED = [
   'uid',
@@ -105,6 +106,13 @@ export function updateObject(
   const candMeta = metadataOf(candidate);
   const name = stringAt(cm, 'name') ?? '';
   const rv = candMeta.resourceVersion;
+  const uid = candMeta.uid;
+  const foreignUid = uid !== undefined && uid !== '' && uid !== cm.uid;
+  // A PUT's uid is a storage precondition, checked before anything else; a PATCH that changes it fails
+  // validation (metadata.uid is immutable).
+  if (foreignUid && ctx.info.verb === 'update')
+    throw updateUidConflict(type, stringAt(cm, 'namespace'), name, uid, cm.uid);
+  if (foreignUid && ctx.info.verb === 'patch') throw patchUidImmutable(type, name, uid);
   if (rv === undefined || rv === '') {
     if (opts.requireRv && !type.unconditionalUpdate && sub !== 'scale') {
       throw invalid(type, name, [
@@ -118,8 +126,7 @@ export function updateObject(
   } else if (rv !== cm.resourceVersion) {
     throw conflict(type, name);
   }
-  const uid = candMeta.uid;
-  if (uid !== undefined && uid !== '' && uid !== cm.uid) {
+  if (foreignUid) {
     throw conflict(
       type,
       name,

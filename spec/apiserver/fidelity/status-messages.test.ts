@@ -247,3 +247,73 @@ describe('custom resource bodies (apiextensions-apiserver customresource_handler
     );
   });
 });
+
+describe('uid and resourceVersion preconditions (registry/generic/registry/store.go, storage/errors.go)', () => {
+  const ZERO = '00000000-0000-0000-0000-000000000000';
+
+  it('DELETE with preconditions that do not hold → 409 naming the kind', async () => {
+    const name = names[1] ?? '';
+    const current = await api('GET', `${CM}/${name}`);
+    const uid = await api('DELETE', `${CM}/${name}`, { preconditions: { uid: ZERO } }, 'application/json', {
+      'Content-Length': String(JSON.stringify({ preconditions: { uid: ZERO } }).length),
+    });
+    expect(uid.status).toBe(409);
+    expect(uid.body.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "${name}": the UID in the precondition (${ZERO}) does not match the UID in record (${current.body.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+    expect(uid.body.details).toEqual({ name, kind: 'ConfigMap' });
+    const rvBody = JSON.stringify({ preconditions: { resourceVersion: '1' } });
+    const rv = await api('DELETE', `${CM}/${name}`, rvBody, 'application/json', {
+      'Content-Length': String(rvBody.length),
+    });
+    expect(rv.status).toBe(409);
+    expect(rv.body.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "${name}": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${current.body.metadata.resourceVersion}). The object might have been modified`,
+    );
+  });
+
+  it('PUT with another uid → 409 StorageError; PATCH changing it → 422 immutable', async () => {
+    const name = names[2] ?? '';
+    const current = await api('GET', `${CM}/${name}`);
+    const put = await api('PUT', `${CM}/${name}`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, uid: ZERO },
+    });
+    expect(put.status).toBe(409);
+    expect(put.body.message).toBe(
+      `Operation cannot be fulfilled on configmaps "${name}": StorageError: invalid object, Code: 4, Key: /registry/configmaps/default/${name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${ZERO}, UID in object meta: ${current.body.metadata.uid}`,
+    );
+    const patch = await api(
+      'PATCH',
+      `${CM}/${name}`,
+      { metadata: { uid: ZERO } },
+      'application/merge-patch+json',
+    );
+    expect(patch.status).toBe(422);
+    expect(patch.body.message).toBe(
+      `ConfigMap "${name}" is invalid: metadata.uid: Invalid value: "${ZERO}": field is immutable`,
+    );
+    expect(patch.body.details.causes[0]).toEqual({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${ZERO}": field is immutable`,
+      field: 'metadata.uid',
+    });
+  });
+
+  it('a custom resource PUT with another uid names its etcd key under the group', async () => {
+    const name = uniqueName('thing');
+    expect(
+      (await api('POST', THINGS, { apiVersion: `${GROUP}/v1`, kind: 'Thing', metadata: { name } })).status,
+    ).toBe(201);
+    const put = await api('PUT', `${THINGS}/${name}`, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Thing',
+      metadata: { name, uid: ZERO },
+    });
+    expect(put.status).toBe(409);
+    expect(put.body.message).toContain(
+      `StorageError: invalid object, Code: 4, Key: /registry/${GROUP}/things/default/${name}, ResourceVersion: 0`,
+    );
+  });
+});
