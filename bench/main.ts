@@ -21,6 +21,7 @@ const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<Wor
   5: async () => (await import('./workloads/apiserver-speed.js')).runApiServerSpeed,
   6: async () => (await import('./workloads/declarative.js')).runDeclarative,
   7: async () => (await import('./workloads/scale.js')).runScale,
+  8: async () => (await import('./workloads/plan.js')).runPlan,
 };
 
 /** The machine a run happened on, for the report. */

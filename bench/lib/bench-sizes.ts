@@ -23,6 +23,8 @@ export interface BenchSizes {
   serverWatchers: number;
   /** Workload 5: events whose latency is measured per watcher. */
   serverWatchEvents: number;
+  /** Workload 8: objects planned (and reconciled once) per run. */
+  planObjects: number;
 }
 
 export const FULL_SIZES: BenchSizes = {
@@ -36,6 +38,7 @@ export const FULL_SIZES: BenchSizes = {
   serverListObjects: 10_000,
   serverWatchers: 10,
   serverWatchEvents: 500,
+  planObjects: 2_000,
 };
 
 export const QUICK_SIZES: BenchSizes = {
@@ -49,6 +52,7 @@ export const QUICK_SIZES: BenchSizes = {
   serverListObjects: 1_500,
   serverWatchers: 10,
   serverWatchEvents: 30,
+  planObjects: 300,
 };
 
 export const TINY_SIZES: BenchSizes = {
@@ -62,4 +66,5 @@ export const TINY_SIZES: BenchSizes = {
   serverListObjects: 100,
   serverWatchers: 2,
   serverWatchEvents: 10,
+  planObjects: 30,
 };

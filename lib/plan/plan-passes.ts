@@ -105,7 +105,7 @@ export async function planPasses<Obj extends KubernetesObject>(
 }
 
 /** `fn` over `items`, at most `limit` at once, results in item order. */
-async function inParallel<T, R>(
+export async function inParallel<T, R>(
   items: readonly T[],
   limit: number,
   fn: (item: T) => Promise<R>,

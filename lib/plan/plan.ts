@@ -16,7 +16,7 @@ import { PATCH_PARTS, type Patch, type PatchPart } from '../resource/patch.js';
 import { dryRunClient } from './dry-run-client.js';
 import { fieldDiff, type FieldChange } from './field-diff.js';
 import { apiServerHost, installHttpGuard, withinScope, type GuardScope } from './http-guard.js';
-import { planInformer, planPasses } from './plan-passes.js';
+import { inParallel, planInformer, planPasses } from './plan-passes.js';
 import { NotPlannableError, planningClient } from './planning-client.js';
 
 /**
@@ -32,7 +32,7 @@ export interface PlanOptions {
   labelSelector?: string;
   /** Aborts the plan. */
   signal?: AbortSignal;
-  /** Objects of a reconcile-function controller planned at once. Default: the controller's `workers`. */
+  /** Objects planned at once. Default: the controller's (framework's) `workers`. */
   concurrency?: number;
 }
 
@@ -317,8 +317,8 @@ async function planFramework<Obj extends KubernetesObject>(
   const ref = { ...resource, namespace: options.namespace ?? resource.namespace };
   const list = await client.list<Obj>(ref, listOpts);
   const sets = config.router.resourceSets();
-  const objects: PlannedObject[] = [];
-  for (const obj of list.items) {
+  // As many objects at once as the framework has workers (its real pass runs that many).
+  return inParallel(list.items, options.concurrency ?? config.workers, async (obj) => {
     const scope: GuardScope = { apiServer, refused: [] };
     const planned = await withinScope(scope, () =>
       planObject(obj, sets, config.router, client, server, options.signal),
@@ -332,9 +332,8 @@ async function planFramework<Obj extends KubernetesObject>(
         notPlannable: 'a step wrote outside the planning client (refused, nothing was sent)',
       });
     }
-    objects.push(planned);
-  }
-  return objects;
+    return planned;
+  });
 }
 
 async function planObject<Obj extends KubernetesObject>(
