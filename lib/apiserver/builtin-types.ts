@@ -49,6 +49,7 @@ const SPECS: BuiltinSpec[] = [
     shortNames: ['svc'],
     categories: ['all'],
     status: true,
+    returnsObject: true,
   },
   {
     group: '',

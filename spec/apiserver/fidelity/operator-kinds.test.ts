@@ -355,3 +355,29 @@ describe('the review APIs', () => {
     expect(r.body.status).toEqual({ allowed: true });
   });
 });
+
+describe('deletion answers', () => {
+  // pkg/registry/core/{service,persistentvolume,persistentvolumeclaim}/storage and
+  // storage/storageclass/storage set ReturnDeletedObject: DELETE answers the object, not a Status.
+  it('DELETE of a Service and a StorageClass answers the deleted object', async () => {
+    const svc = await api('POST', `/api/v1/namespaces/${ns}/services`, {
+      metadata: { name: 'gone' },
+      spec: { ports: [{ port: 80 }] },
+    });
+    expect(svc.status).toBe(201);
+    const deleted = await api('DELETE', `/api/v1/namespaces/${ns}/services/gone`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ kind: 'Service', metadata: { name: 'gone' } });
+    const sc = `gone-${suffix}`;
+    expect(
+      (
+        await api('POST', '/apis/storage.k8s.io/v1/storageclasses', {
+          metadata: { name: sc },
+          provisioner: 'x',
+        })
+      ).status,
+    ).toBe(201);
+    const scDeleted = await api('DELETE', `/apis/storage.k8s.io/v1/storageclasses/${sc}`);
+    expect(scDeleted.body).toMatchObject({ kind: 'StorageClass', metadata: { name: sc } });
+  });
+});
