@@ -56,8 +56,13 @@ const KINDS = {
   'scheduling.k8s.io/v1': ['PriorityClass'],
   'discovery.k8s.io/v1': ['EndpointSlice'],
   'admissionregistration.k8s.io/v1': ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'],
-  'authorization.k8s.io/v1': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview'],
-  'authentication.k8s.io/v1': ['SelfSubjectReview'],
+  'authorization.k8s.io/v1': [
+    'SelfSubjectAccessReview',
+    'SelfSubjectRulesReview',
+    'SubjectAccessReview',
+    'LocalSubjectAccessReview',
+  ],
+  'authentication.k8s.io/v1': ['SelfSubjectReview', 'TokenReview'],
 };
 
 function fileOf(groupVersion) {

@@ -270,6 +270,19 @@ describe('the review APIs', () => {
     });
   });
 
+  it('kubectl explain describes them (their schemas are served under /openapi/v3)', async () => {
+    for (const [resource, field] of [
+      ['subjectaccessreviews', 'spec.user'],
+      ['tokenreviews', 'spec.token'],
+      ['selfsubjectaccessreviews', 'spec.resourceAttributes'],
+      ['ingresses', 'spec.rules'],
+    ] as const) {
+      const r = await kubectl(target, ['explain', `${resource}.${field}`]);
+      expect(r.code, `${resource}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toContain(`FIELD: ${field.split('.').pop() ?? ''}`);
+    }
+  });
+
   it('answer 201 with the status, store nothing, and are create-only (installer.go: 405, named 404)', async () => {
     const ssar = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
     const r = await api('POST', ssar, {
