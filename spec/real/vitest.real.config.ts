@@ -19,6 +19,7 @@ export default defineConfig({
       'spec/apiserver/fidelity/built-in-kinds.test.ts',
       'spec/apiserver/fidelity/cel-validation.test.ts',
       'spec/apiserver/fidelity/dry-run-values.test.ts',
+      'spec/apiserver/fidelity/pod-update.test.ts',
       'spec/apiserver/fidelity/operator-kinds.test.ts',
       'spec/apiserver/fidelity/crd-explain.test.ts',
       'spec/apiserver/fidelity/built-in-tables.test.ts',

@@ -167,13 +167,113 @@ function pod(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
   spec.priority ??= 0;
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
   defaultRequestsToLimits(spec);
+  if (old === undefined) addDefaultTolerations(spec);
   if (old === undefined) {
     // pkg/registry/core/pod/strategy.go PrepareForCreate: a new Pod is Pending.
     obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
   }
   const causes: FieldCause[] = [];
   checkPodSpec(spec, 'spec', causes);
+  const oldSpec = objectAt(old, 'spec');
+  if (oldSpec) checkPodSpecUpdate(spec, oldSpec, causes);
   return { causes };
+}
+
+const UPDATABLE_POD_SPEC_FIELDS = [
+  '`spec.containers[*].image`',
+  '`spec.initContainers[*].image`',
+  '`spec.activeDeadlineSeconds`',
+  '`spec.tolerations` (only additions to existing tolerations)',
+  '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+].join(',');
+
+/**
+ * ValidatePodUpdate (pkg/apis/core/validation/validation.go): a Pod's spec keeps everything but container
+ * images, activeDeadlineSeconds, added tolerations, removed scheduling gates and a negative grace period
+ * set to 1. kube appends a Go struct diff to the message; this server appends the changed JSON paths.
+ */
+function checkPodSpecUpdate(spec: JsonObject, oldSpec: JsonObject, causes: FieldCause[]): void {
+  const oldGates = Array.isArray(oldSpec.schedulingGates) ? oldSpec.schedulingGates : [];
+  const gates = Array.isArray(spec.schedulingGates) ? spec.schedulingGates : [];
+  gates.forEach((gate, i) => {
+    const name: unknown = isJsonObject(gate) ? gate.name : undefined;
+    if (!oldGates.some((g) => isJsonObject(g) && g.name === name)) {
+      causes.push(
+        fieldError.forbidden(
+          `spec.schedulingGates[${i}].name`,
+          `only deletion is allowed, but found new scheduling gate '${String(name)}'`,
+        ),
+      );
+    }
+  });
+  const oldTolerations = Array.isArray(oldSpec.tolerations) ? oldSpec.tolerations : [];
+  const tolerations = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+  const withoutSeconds = (t: unknown): unknown => {
+    if (!isJsonObject(t)) return t;
+    const { tolerationSeconds: _s, ...rest } = t;
+    return rest;
+  };
+  if (
+    !oldTolerations.every((t) => tolerations.some((n) => jsonEqual(withoutSeconds(n), withoutSeconds(t))))
+  ) {
+    causes.push(
+      fieldError.forbidden(
+        'spec.tolerations',
+        'existing toleration can not be modified except its tolerationSeconds',
+      ),
+    );
+  }
+  const munged: JsonObject = { ...spec };
+  for (const field of ['containers', 'initContainers']) {
+    const list = spec[field];
+    const before = oldSpec[field];
+    if (!Array.isArray(list) || !Array.isArray(before)) continue;
+    munged[field] = list.map((c: unknown, i) => {
+      const prior: unknown = before[i];
+      if (!isJsonObject(c) || !isJsonObject(prior)) return c;
+      const copy: JsonObject = { ...c };
+      if (prior.image === undefined) delete copy.image;
+      else copy.image = prior.image;
+      return copy;
+    });
+  }
+  for (const field of ['activeDeadlineSeconds', 'schedulingGates', 'tolerations']) {
+    if (oldSpec[field] === undefined) Reflect.deleteProperty(munged, field);
+    else munged[field] = oldSpec[field];
+  }
+  const grace = oldSpec.terminationGracePeriodSeconds;
+  if (typeof grace === 'number' && grace < 0 && munged.terminationGracePeriodSeconds === 1) {
+    munged.terminationGracePeriodSeconds = grace;
+  }
+  if (jsonEqual(munged, oldSpec)) return;
+  const changed = Object.keys({ ...munged, ...oldSpec })
+    .filter((key) => !jsonEqual(munged[key], oldSpec[key]))
+    .map((key) => `spec.${key}`);
+  causes.push(
+    fieldError.forbidden(
+      'spec',
+      `pod updates may not change fields other than ${UPDATABLE_POD_SPEC_FIELDS}\nchanged: ${changed.join(', ')}`,
+    ),
+  );
+}
+
+/**
+ * The DefaultTolerationSeconds admission plugin (on by default in kube-apiserver): a new Pod that does not
+ * tolerate the not-ready / unreachable NoExecute taints tolerates them for 300 s.
+ */
+function addDefaultTolerations(spec: JsonObject): void {
+  const tolerations = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+  for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
+    const tolerated = tolerations.some(
+      (t) =>
+        isJsonObject(t) &&
+        (t.key === key || ((t.key === undefined || t.key === '') && t.operator === 'Exists')) &&
+        (t.effect === undefined || t.effect === '' || t.effect === 'NoExecute'),
+    );
+    if (!tolerated)
+      tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+  }
+  spec.tolerations = tolerations;
 }
 
 /**

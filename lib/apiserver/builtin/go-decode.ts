@@ -418,3 +418,38 @@ function canonicalizeNode(value: unknown, type: GoType, depth: number): unknown 
       return value;
   }
 }
+
+/**
+ * Drops, in place, the empty lists and maps a built-in object's Go encoding leaves out: a slice or map field
+ * tagged omitempty (every field the OpenAPI does not list as required) that is empty is not written back
+ * (`labels: {}`, `schedulingGates: []` after the last item is removed). Empty structs stay (`resources: {}`).
+ */
+export function dropEmptyOmitted(obj: Record<string, unknown>, definitionName: string): void {
+  const def = definition(definitionName);
+  if (def !== undefined) dropEmptyNode(obj, { kind: 'struct', name: '', node: def }, 0);
+}
+
+function dropEmptyNode(value: unknown, type: GoType, depth: number): void {
+  if (value === null || typeof value !== 'object' || depth > 64) return;
+  if (type.kind === 'struct' && isJsonObject(value)) {
+    const properties = type.node.properties ?? {};
+    const required = new Set(type.node.required ?? []);
+    for (const [key, item] of Object.entries(value)) {
+      const child = Object.hasOwn(properties, key) ? properties[key] : undefined;
+      if (child === undefined) continue;
+      const childType = typeOf(child);
+      const empty = Array.isArray(item)
+        ? item.length === 0
+        : isJsonObject(item) && Object.keys(item).length === 0;
+      if (empty && !required.has(key) && (childType.kind === 'slice' || childType.kind === 'map')) {
+        Reflect.deleteProperty(value, key);
+      } else dropEmptyNode(item, childType, depth + 1);
+    }
+  } else if (type.kind === 'slice' && Array.isArray(value)) {
+    const elem = typeOf(type.elem);
+    for (const item of value) dropEmptyNode(item, elem, depth + 1);
+  } else if (type.kind === 'map' && isJsonObject(value)) {
+    const elem = typeOf(type.elem);
+    for (const item of Object.values(value)) dropEmptyNode(item, elem, depth + 1);
+  }
+}

@@ -17,6 +17,7 @@ import { convertPodStatusIps } from '../builtin/built-in-rules.js';
 import {
   builtInDefinitionName,
   canonicalizeQuantities,
+  dropEmptyOmitted,
   goFormat,
   jsonDecodeError,
   unstructuredConvertError,
@@ -225,7 +226,10 @@ function admitBuiltIn(ctx: RequestContext, obj: JsonObject): JsonObject {
   if (schema === undefined) return obj;
   reportUnknownFields(ctx, pruneWithTrustedSchema(obj, schema));
   const definition = definitionOf(ctx);
-  if (definition !== undefined) canonicalizeQuantities(obj, definition);
+  if (definition !== undefined) {
+    canonicalizeQuantities(obj, definition);
+    dropEmptyOmitted(obj, definition);
+  }
   if (ctx.type.group === '' && ctx.type.kind === 'Pod') convertPodStatusIps(obj);
   return obj;
 }
