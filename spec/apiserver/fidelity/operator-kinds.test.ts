@@ -21,6 +21,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await kubectl(target, ['delete', '-f', '-', '--ignore-not-found', '--wait=false'], manifests(), 60_000);
+  // kube-apiserver's StorageObjectInUseProtection admission put pvc-/pv-protection finalizers on them, which
+  // only kube-controller-manager removes: drop them so a shared real server keeps no Terminating volumes.
+  for (const args of [
+    ['persistentvolumeclaim', 'claim', '-n', ns],
+    ['persistentvolume', `volume-${suffix}`],
+  ]) {
+    await kubectl(target, ['patch', ...args, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  }
   await kubectl(target, ['delete', 'namespace', ns, '--wait=false']);
   await target.close();
 }, 90_000);
