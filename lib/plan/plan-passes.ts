@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ReconcileContext } from '../context/reconcile-context.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { clientKey } from '../framework/context-keys.js';
+import { cacheKey, clientKey } from '../framework/context-keys.js';
 import type { ControllerCore } from '../framework/controller-core.js';
 import { hasFinalizer } from '../framework/finalizer-patch.js';
 import { addFinalizer, removeFinalizer } from '../framework/finalizers.js';
@@ -15,7 +15,8 @@ import type { BackOffFactory } from '../util/backoff.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger-silent.js';
 import { runFlow, type StepFlow } from '../util/maybe-async.js';
-import { objectKey } from '../watch/store.js';
+import { objectKey, Store } from '../watch/store.js';
+import { groupKind } from '../framework/source-set.js';
 import { dryRunClient, type DryRunWrite } from './dry-run-client.js';
 import { fieldDiff } from './field-diff.js';
 import { currentScope, withinScope, type GuardScope } from './http-guard.js';
@@ -101,7 +102,14 @@ export async function planPasses<Obj extends KubernetesObject>(
   if (target.signal !== undefined) listOpts.signal = target.signal;
   const ref = { ...resource, namespace: target.namespace ?? resource.namespace };
   const list = await target.client.list<Obj>(ref, listOpts);
-  return inParallel(list.items, target.concurrency, (obj) => planOne(target, obj));
+  const cache = await planCaches(target.client, {
+    resource: ref,
+    items: list.items,
+    owns: core.config.owns,
+    namespace: target.namespace,
+    signal: target.signal,
+  });
+  return inParallel(list.items, target.concurrency, (obj) => planOne(target, obj, cache));
 }
 
 /** `fn` over `items`, at most `limit` at once, results in item order. */
@@ -172,11 +180,14 @@ interface PassSpec<Obj extends KubernetesObject> {
   backOffFactory: BackOffFactory;
   /** Drop what the body keeps for the key afterwards (the controller is not running). */
   forget: boolean;
+  /** The engine's caches as the plan listed them (`cacheKey`). */
+  cache?: (kind: string, apiVersion?: string) => Store | undefined;
 }
 
 function planOne<Obj extends KubernetesObject>(
   target: PassPlanTarget<Obj>,
   obj: Obj,
+  cache: (kind: string, apiVersion?: string) => Store | undefined,
 ): Promise<PlannedObject> {
   const { core } = target;
   const c = core.config;
@@ -189,6 +200,7 @@ function planOne<Obj extends KubernetesObject>(
     pauseAnnotations: c.pauseAnnotations,
     backOffFactory: c.backOffFactory,
     forget: !core.synced,
+    cache,
   });
 }
 
@@ -263,6 +275,7 @@ function* passFlow<Obj extends KubernetesObject>(
   }
   const ctx = new ReconcileContext({ signal, logger: quiet });
   ctx.set(clientKey, client);
+  if (spec.cache !== undefined) ctx.set(cacheKey, spec.cache);
   if (plan.prepare !== undefined) yield* plan.prepare(ctx, target);
   if (!deleting) {
     yield* plan.apply(ctx, target);
@@ -272,4 +285,41 @@ function* passFlow<Obj extends KubernetesObject>(
   if (verdict.kind === 'done' && finalizer !== false && resource !== undefined) {
     yield removeFinalizer(client, resource, target, finalizer, spec.backOffFactory, signal);
   }
+}
+
+/** What {@link planCaches} lists: the reconciled kind (already listed) and the owned kinds. */
+export interface PlanCacheSpec {
+  resource: ResourceRef;
+  /** The reconciled objects the plan listed. */
+  items: readonly KubernetesObject[];
+  owns: readonly ResourceRef[];
+  /** The plan's namespace (else each kind's, else the resource's). */
+  namespace: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * The engine's `cacheKey` for a plan: a store of the reconciled kind (the listed objects) and one of each
+ * owned kind, listed once at the start — so code reading children from the cache sees what the running
+ * controller's informers would hold. Dry-run writes do not show in it (nothing is stored).
+ */
+export async function planCaches(
+  client: ObjectClient,
+  spec: PlanCacheSpec,
+): Promise<(kind: string, apiVersion?: string) => Store | undefined> {
+  const stores: { gk: string; store: Store }[] = [];
+  const primary = new Store();
+  for (const obj of spec.items) primary.set(obj);
+  stores.push({ gk: groupKind(spec.resource.apiVersion, spec.resource.kind), store: primary });
+  for (const owned of spec.owns) {
+    const ref = { ...owned, namespace: owned.namespace ?? spec.namespace ?? spec.resource.namespace };
+    const list = await client.list(ref, spec.signal === undefined ? {} : { signal: spec.signal });
+    const store = new Store();
+    for (const obj of list.items) store.set(obj);
+    stores.push({ gk: groupKind(owned.apiVersion, owned.kind), store });
+  }
+  return (kind, apiVersion) => {
+    if (apiVersion !== undefined) return stores.find((s) => s.gk === groupKind(apiVersion, kind))?.store;
+    return stores.find((s) => s.gk.endsWith(`/${kind}`))?.store;
+  };
 }

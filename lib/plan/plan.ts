@@ -3,7 +3,7 @@ import { installFlags } from '../context/flags.js';
 import { ReconcileContext } from '../context/reconcile-context.js';
 import { Controller } from '../controller/controller.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { clientKey } from '../framework/context-keys.js';
+import { cacheKey, clientKey } from '../framework/context-keys.js';
 import type { ControllerCore } from '../framework/controller-core.js';
 import { Framework } from '../framework/framework.js';
 import { errorMessage } from '../framework/reconcile-error.js';
@@ -11,12 +11,13 @@ import { InformerController } from '../informer-controller/informer-controller.j
 import { makeClient } from '../framework/make-client.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import { Operator } from '../operator/operator.js';
+import type { Store } from '../watch/store.js';
 import { CRUDResource } from '../resource/crud-resource.js';
 import { PATCH_PARTS, type Patch, type PatchPart } from '../resource/patch.js';
 import { dryRunClient } from './dry-run-client.js';
 import { fieldDiff, type FieldChange } from './field-diff.js';
 import { apiServerHost, installHttpGuard, withinScope, type GuardScope } from './http-guard.js';
-import { inParallel, planInformer, planPasses } from './plan-passes.js';
+import { inParallel, planCaches, planInformer, planPasses } from './plan-passes.js';
 import { NotPlannableError, planningClient } from './planning-client.js';
 
 /**
@@ -317,11 +318,18 @@ async function planFramework<Obj extends KubernetesObject>(
   const ref = { ...resource, namespace: options.namespace ?? resource.namespace };
   const list = await client.list<Obj>(ref, listOpts);
   const sets = config.router.resourceSets();
+  const cache = await planCaches(real, {
+    resource: ref,
+    items: list.items,
+    owns: config.owns,
+    namespace: options.namespace,
+    signal: options.signal,
+  });
   // As many objects at once as the framework has workers (its real pass runs that many).
   return inParallel(list.items, options.concurrency ?? config.workers, async (obj) => {
     const scope: GuardScope = { apiServer, refused: [] };
     const planned = await withinScope(scope, () =>
-      planObject(obj, sets, config.router, client, server, options.signal),
+      planObject(obj, sets, config.router, client, server, cache, options.signal),
     );
     if (scope.refused.length > 0) {
       delete planned.error;
@@ -342,6 +350,7 @@ async function planObject<Obj extends KubernetesObject>(
   router: Framework<Obj>['config']['router'],
   client: ObjectClient,
   server: ObjectClient,
+  cache: (kind: string, apiVersion?: string) => Store | undefined,
   signal: AbortSignal | undefined,
 ): Promise<PlannedObject> {
   const planned: PlannedObject = { name: obj.metadata?.name ?? '', resources: [] };
@@ -351,6 +360,7 @@ async function planObject<Obj extends KubernetesObject>(
     planned.resourceSet = sets.indexOf(set);
     const ctx = new ReconcileContext(signal === undefined ? {} : { signal });
     ctx.set(clientKey, client);
+    ctx.set(cacheKey, cache);
     installFlags(ctx); // as the engine's pass does before initCtx (updateAllowed, …)
     await set.initCtx(ctx, obj);
     const path = obj.metadata?.deletionTimestamp === undefined ? 'update' : 'delete';

@@ -4,6 +4,7 @@
 // plannable; nothing on the server changes; a real run then changes exactly the planned objects.
 import { CoreV1Api, KubeConfig, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
 import {
+  cacheKey,
   clientKey,
   Controller,
   InformerController,
@@ -343,5 +344,41 @@ describe('plan: reconcile-function controllers', () => {
     expect(result.errors).toBe(1);
     expect(ic.pendingObjects).toBe(0);
     expect(await versions(greetingRef, cmRef)).toEqual(before);
+  }, 60_000);
+
+  it("gives the reconciler the engine's cache as listed (reconciled and owned kinds)", async () => {
+    await env.client.create({
+      ...greetingRef,
+      metadata: { name: 'g10', namespace: ns },
+      spec: { message: 'hi 10' },
+    });
+    const cached = new Controller<Greeting>({
+      name: 'cached',
+      kubeConfig: env.kubeConfig,
+      resource: { ...greetingRef, namespace: ns },
+      owns: [{ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' }],
+      finalizer: false,
+      logger: silentLogger(),
+      reconciler: async (ctx, { object }) => {
+        const name = `${object.metadata?.name ?? ''}-greeting`;
+        const cache = ctx.get(cacheKey);
+        if (cache?.('Greeting', 'example.com/v1')?.getByName(object.metadata?.name ?? '', ns) === undefined) {
+          throw new Error('the reconciled object is not in its own cache');
+        }
+        // Only what the cache does not hold is created: without a cache every create would be a 409.
+        if (cache?.('ConfigMap')?.getByName(name, ns) !== undefined) return;
+        await client(ctx).create({
+          ...cmRef,
+          metadata: { name, namespace: ns },
+          data: { message: object.spec.message },
+        });
+      },
+    });
+    const result = await plan(cached);
+    expect(result.errors).toBe(0);
+    expect(result.objects).toHaveLength(11);
+    const changed = result.objects.filter((o) => o.resources.length > 0).map((o) => o.name);
+    expect(changed).toEqual(['g10']);
+    expect(result.objects.find((o) => o.name === 'g10')?.resources[0]?.parts[0]?.part).toBe('create');
   }, 60_000);
 });
