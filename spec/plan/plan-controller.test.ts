@@ -366,7 +366,7 @@ describe('plan: reconcile-function controllers', () => {
           throw new Error('the reconciled object is not in its own cache');
         }
         // Only what the cache does not hold is created: without a cache every create would be a 409.
-        if (cache?.('ConfigMap')?.getByName(name, ns) !== undefined) return;
+        if (cache('ConfigMap')?.getByName(name, ns) !== undefined) return;
         await client(ctx).create({
           ...cmRef,
           metadata: { name, namespace: ns },
