@@ -453,3 +453,108 @@ function dropEmptyNode(value: unknown, type: GoType, depth: number): void {
     for (const item of Object.values(value)) dropEmptyNode(item, elem, depth + 1);
   }
 }
+
+/** Go's `%v` of an unstructured value inside `&{…}` (smd's valueUnstructured). */
+function goValue(value: unknown): string {
+  return goFormat(value);
+}
+
+/** Go's `%#v` of an unstructured value (`5`, `"x"`, `map[string]interface {}{"a":1}`). */
+function goSharp(value: unknown): string {
+  if (value === null) return '<nil>';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[]interface {}{${value.map(goSharp).join(', ')}}`;
+  if (isJsonObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `map[string]interface {}{${keys.map((k) => `${JSON.stringify(k)}:${goSharp(value[k])}`).join(', ')}}`;
+  }
+  return goFormat(value);
+}
+
+/** Go's `%T` of an unstructured value. */
+function goTypeOfValue(value: unknown): string {
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  return Array.isArray(value) ? '[]interface {}' : 'map[string]interface {}';
+}
+
+/** How structured-merge-diff names a list item: by its keys, its value (sets) or its index. */
+function itemPath(list: Node, item: unknown, index: number): string {
+  const listType = list['x-kubernetes-list-type'];
+  let keys = listType === 'map' ? (list['x-kubernetes-list-map-keys'] ?? []) : [];
+  const strategy = list['x-kubernetes-patch-strategy'] ?? '';
+  const mergeKey = list['x-kubernetes-patch-merge-key'];
+  if (listType === undefined && strategy.includes('merge') && mergeKey !== undefined) keys = [mergeKey];
+  if (keys.length > 0 && isJsonObject(item)) {
+    const parts = [...keys].sort().map((k) => `${k}=${JSON.stringify(item[k] ?? null)}`);
+    return `[${parts.join(',')}]`;
+  }
+  if ((listType === 'set' || (listType === undefined && strategy.includes('merge'))) && !isJsonObject(item)) {
+    return `[=${JSON.stringify(item)}]`;
+  }
+  return `[${index}]`;
+}
+
+/** structured-merge-diff's check of an applied object against the schema (typed.AsTyped): first error. */
+function applyTypeError(value: unknown, node: Node, path: string, depth: number): string | undefined {
+  if (value === null || value === undefined || depth > 64) return undefined;
+  const type = typeOf(node);
+  switch (type.kind) {
+    case 'struct':
+    case 'map': {
+      if (!isJsonObject(value)) return `${path}: expected map, got &{${goValue(value)}}`;
+      for (const [key, item] of Object.entries(value)) {
+        const child =
+          type.kind === 'struct'
+            ? Object.hasOwn(type.node.properties ?? {}, key)
+              ? type.node.properties?.[key]
+              : undefined
+            : type.elem;
+        if (child === undefined) continue;
+        const found = applyTypeError(item, child, `${path}.${key}`, depth + 1);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    case 'slice': {
+      if (!Array.isArray(value)) return `${path}: expected list, got &{${goValue(value)}}`;
+      const list = node.$ref === undefined ? node : (definition(node.$ref) ?? node);
+      for (const [i, item] of value.entries()) {
+        const found = applyTypeError(item, type.elem, `${path}${itemPath(list, item, i)}`, depth + 1);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    case 'int32':
+    case 'int64':
+    case 'float64':
+      return typeof value === 'number'
+        ? undefined
+        : `${path}: expected numeric (int or float), got ${goTypeOfValue(value)}`;
+    case 'string':
+    case 'bytes':
+    case 'time':
+      return typeof value === 'string'
+        ? undefined
+        : `${path}: expected string, got &value.valueUnstructured{Value:${goSharp(value)}}`;
+    case 'bool':
+      return typeof value === 'boolean' ? undefined : `${path}: expected boolean, got &{${goValue(value)}}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * What server-side apply says about an applied built-in object whose values do not fit the schema
+ * (structured-merge-diff's typed conversion, `.spec.replicas: expected numeric (int or float), got
+ * string`), or undefined.
+ */
+export function applyConfigTypeError(
+  obj: Record<string, unknown>,
+  definitionName: string,
+): string | undefined {
+  const def = definition(definitionName);
+  if (def === undefined) return undefined;
+  return applyTypeError(obj, { $ref: definitionName }, '', 0);
+}

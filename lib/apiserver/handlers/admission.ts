@@ -15,6 +15,7 @@ import {
 import { builtInSchema } from '../builtin/builtin-schemas.js';
 import { convertPodStatusIps } from '../builtin/built-in-rules.js';
 import {
+  applyConfigTypeError,
   builtInDefinitionName,
   canonicalizeQuantities,
   dropEmptyOmitted,
@@ -87,6 +88,30 @@ export function checkPatchedBuiltIn(
       causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
     }),
   );
+}
+
+/**
+ * Built-in kinds, server-side apply: an applied configuration whose values do not fit the schema is a 500
+ * with structured-merge-diff's text, as kube-apiserver answers it (`failed to create typed patch object
+ * (<namespace>/<name>; apps/v1, Kind=Deployment): .spec.replicas: expected numeric (int or float), got
+ * string`).
+ */
+export function checkAppliedBuiltIn(ctx: RequestContext, applied: JsonObject): void {
+  const definition = definitionOf(ctx);
+  if (definition === undefined) return;
+  const error = applyConfigTypeError(applied, definition);
+  if (error === undefined) return;
+  const meta = isJsonObject(applied.metadata) ? applied.metadata : {};
+  const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
+  const name = typeof meta.name === 'string' ? meta.name : '';
+  const apiVersion = apiVersionOf(ctx.type.group, ctx.version.name);
+  const status = failureStatus(
+    500,
+    '',
+    `failed to create typed patch object (${namespace}/${name}; ${apiVersion}, Kind=${ctx.type.kind}): ${error}`,
+  );
+  delete status.reason; // kube's Status for this error has no reason
+  throw new ApiError(status);
 }
 
 /** Fills the namespace from the URL; a different one in the body is a 400. */

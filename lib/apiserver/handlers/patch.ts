@@ -20,7 +20,13 @@ import {
   pathNotFound,
   unsupportedMediaType,
 } from '../status.js';
-import { checkName, checkNamespace, checkPatchedBuiltIn, checkTypeMeta } from './admission.js';
+import {
+  checkAppliedBuiltIn,
+  checkName,
+  checkNamespace,
+  checkPatchedBuiltIn,
+  checkTypeMeta,
+} from './admission.js';
 import { createObject } from './create.js';
 import { presentObject } from './presentation.js';
 import { kindRefOf, type RequestContext } from './request-context.js';
@@ -129,6 +135,7 @@ function applyPatch(ctx: RequestContext, current: JsonObject | undefined): Reply
   if (metadataOf(applied).managedFields !== undefined) {
     throw badRequest('metadata.managedFields must be nil');
   }
+  checkAppliedBuiltIn(ctx, applied);
   checkTypeMeta(ctx, applied);
   checkName(ctx, applied);
   checkNamespace(ctx, applied);

@@ -327,3 +327,43 @@ describe('a patch whose result does not fit the Go types: 422 on the field patch
     });
   }
 });
+
+describe('server-side apply of values that do not fit the schema: 500 with structured-merge-diff’s text', () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    [
+      'a string for an int32',
+      { replicas: '3' },
+      '.spec.replicas: expected numeric (int or float), got string',
+    ],
+    ['a string for a bool', { paused: 'yes' }, '.spec.paused: expected boolean, got &{yes}'],
+    [
+      'a number for a string in a keyed list item',
+      { template: { spec: { containers: [{ name: 'c', image: 5 }] } } },
+      '.spec.template.spec.containers[name="c"].image: expected string, got &value.valueUnstructured{Value:5}',
+    ],
+    [
+      'an object for a list',
+      { template: { spec: { containers: { name: 'c' } } } },
+      '.spec.template.spec.containers: expected list, got &{map[name:c]}',
+    ],
+  ];
+  for (const [title, spec, error] of cases) {
+    it(title, async () => {
+      const name = uniqueName('apply');
+      const r = await api(
+        'PATCH',
+        `${deployments()}/${name}?fieldManager=spec`,
+        { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec },
+        'application/apply-patch+yaml',
+      );
+      expect(r.status, r.text).toBe(500);
+      expect(r.body).toMatchObject({
+        kind: 'Status',
+        status: 'Failure',
+        code: 500,
+        message: `failed to create typed patch object (/${name}; apps/v1, Kind=Deployment): ${error}`,
+      });
+      expect((r.body as Record<string, any>).reason).toBeUndefined();
+    });
+  }
+});

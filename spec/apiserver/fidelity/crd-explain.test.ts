@@ -8,6 +8,8 @@ import { eventually, kubectl, startTarget, type Target } from '../support/target
 
 const GROUP = 'explain.reconcilekit.test';
 const NAME = `widgets.${GROUP}`;
+// Other files' Widget CRDs may still be going away on a shared cluster: name the group-version.
+const V1 = `--api-version=${GROUP}/v1`;
 
 function crd(sizeDescription: string): Record<string, any> {
   return {
@@ -91,7 +93,7 @@ afterAll(async () => {
 
 describe('kubectl explain on a custom resource', () => {
   it('explains the resource root with apiVersion, kind, metadata and the schema’s fields', async () => {
-    const r = await kubectl(target, ['explain', 'widgets']);
+    const r = await kubectl(target, ['explain', 'widgets', V1]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`GROUP:      ${GROUP}`);
@@ -105,7 +107,7 @@ describe('kubectl explain on a custom resource', () => {
   });
 
   it('explains widgets.spec: types, required, enum and descriptions', async () => {
-    const r = await kubectl(target, ['explain', 'widgets.spec']);
+    const r = await kubectl(target, ['explain', 'widgets.spec', V1]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('The desired widget.');
     expect(r.stdout).toMatch(/size\s+<integer> -required-/);
@@ -117,15 +119,15 @@ describe('kubectl explain on a custom resource', () => {
   });
 
   it('explains nested list items and embedded resources', async () => {
-    const ports = await kubectl(target, ['explain', 'widget.spec.ports']);
+    const ports = await kubectl(target, ['explain', 'widget.spec.ports', V1]);
     expect(ports.code, ports.stderr).toBe(0);
     expect(ports.stdout).toMatch(/name\s+<string> -required-/);
     expect(ports.stdout).toMatch(/port\s+<integer>/);
-    const template = await kubectl(target, ['explain', 'widgets.spec.template']);
+    const template = await kubectl(target, ['explain', 'widgets.spec.template', V1]);
     expect(template.code, template.stderr).toBe(0);
     expect(template.stdout).toMatch(/metadata\s+<ObjectMeta>/);
     expect(template.stdout).toMatch(/kind\s+<string>/);
-    const recursive = await kubectl(target, ['explain', 'widgets.spec', '--recursive']);
+    const recursive = await kubectl(target, ['explain', 'widgets.spec', '--recursive', V1]);
     expect(recursive.code, recursive.stderr).toBe(0);
     expect(recursive.stdout).toMatch(/ports\s+<\[\]Object>\s+name\s+<string> -required-/);
   });
@@ -139,7 +141,7 @@ describe('kubectl explain on a custom resource', () => {
   });
 
   it('an unknown field is an error naming it', async () => {
-    const r = await kubectl(target, ['explain', 'widgets.spec.nothing']);
+    const r = await kubectl(target, ['explain', 'widgets.spec.nothing', V1]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('field "nothing" does not exist');
   });
@@ -159,7 +161,7 @@ describe('kubectl explain on a custom resource', () => {
     await eventually(async () => (await root()) !== before, 20_000, 'a new openapi hash');
     await eventually(
       async () =>
-        (await kubectl(target, ['explain', 'widgets.spec.size'])).stdout.includes('The size, updated.'),
+        (await kubectl(target, ['explain', 'widgets.spec.size', V1])).stdout.includes('The size, updated.'),
       20_000,
       'kubectl explain to show the new description',
     );
