@@ -147,15 +147,52 @@ function findItem(list: unknown[], element: string): number {
   return -1;
 }
 
+/**
+ * Item positions of lists that do not change while it lives, by list and key fields: lets a caller that
+ * looks up every item of a long list (managedFields of a 20,000-item env) do it in O(n), not O(n²).
+ */
+export type ItemIndexCache = WeakMap<unknown[], Map<string, Map<string, number>>>;
+
+function findItemCached(list: unknown[], element: string, cache: ItemIndexCache): number {
+  const byFields = cache.get(list) ?? new Map<string, Map<string, number>>();
+  cache.set(list, byFields);
+  let fields: string[] = [];
+  let wanted: string;
+  if (element.startsWith('k:')) {
+    const key = JSON.parse(element.slice(2)) as JsonObject;
+    fields = Object.keys(key).sort();
+    wanted = JSON.stringify(fields.map((f) => key[f]));
+  } else if (element.startsWith('v:')) {
+    wanted = JSON.stringify(JSON.parse(element.slice(2)));
+  } else return -1;
+  const mode = element.startsWith('k:') ? `k:${fields.join(',')}` : 'v:';
+  let index = byFields.get(mode);
+  if (index === undefined) {
+    index = new Map();
+    list.forEach((item, i) => {
+      let id: string | undefined;
+      if (mode === 'v:') id = JSON.stringify(item);
+      else if (isJsonObject(item)) id = JSON.stringify(fields.map((f) => item[f]));
+      if (id !== undefined && !index?.has(id)) index?.set(id, i);
+    });
+    byFields.set(mode, index);
+  }
+  const found = index.get(wanted);
+  // Key values that are objects may differ in key order only: fall back to the exact comparison.
+  return found ?? findItem(list, element);
+}
+
 /** The value at a field path, or undefined when the object does not have it. */
-export function valueAtPath(obj: unknown, path: FieldPath): unknown {
+export function valueAtPath(obj: unknown, path: FieldPath, cache?: ItemIndexCache): unknown {
   let current = obj;
   for (const element of path) {
     if (element === '.') continue;
     if (element.startsWith('f:')) {
       current = isJsonObject(current) ? current[element.slice(2)] : undefined;
+    } else if (Array.isArray(current)) {
+      current = current[cache ? findItemCached(current, element, cache) : findItem(current, element)];
     } else {
-      current = Array.isArray(current) ? current[findItem(current, element)] : undefined;
+      current = undefined;
     }
     if (current === undefined) return undefined;
   }

@@ -9,6 +9,7 @@ import {
   toFieldsV1,
   valueAtPath,
   type FieldSet,
+  type ItemIndexCache,
 } from './field-set.js';
 import type { KindRef } from './kind-ref.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
@@ -240,12 +241,15 @@ export function recordUpdate(
   const explicit = Array.isArray(sent) && sent.length > 0;
   const entries = explicit ? readEntries(after) : beforeEntries;
   const afterSet = fieldSetOf(after, kind);
+  const lookups: ItemIndexCache = new WeakMap();
   const changed = new Set(
     [...afterSet].filter((key) => {
       if (before === undefined) return true;
       const path = parsePathKey(key);
-      const old = valueAtPath(before, path);
-      return old === undefined || (!isPresenceOnly(path) && !jsonEqual(old, valueAtPath(after, path)));
+      const old = valueAtPath(before, path, lookups);
+      return (
+        old === undefined || (!isPresenceOnly(path) && !jsonEqual(old, valueAtPath(after, path, lookups)))
+      );
     }),
   );
   for (const entry of entries) {

@@ -176,13 +176,23 @@ function normalizeOrder(
   original: unknown[],
   identity: (item: unknown) => unknown,
 ): unknown[] {
-  const indexIn = (list: unknown[], item: unknown): number => {
-    const id = identity(item);
-    return list.findIndex((other) => jsonEqual(identity(other), id));
+  // Positions by identity, computed once: a list of n items costs O(n log n), not O(n²).
+  const positions = (list: unknown[]): Map<string, number> => {
+    const map = new Map<string, number>();
+    list.forEach((item, i) => {
+      const id = JSON.stringify(identity(item));
+      if (!map.has(id)) map.set(id, i);
+    });
+    return map;
   };
-  const byIndex = (list: unknown[]) => (a: unknown, b: unknown) => indexIn(list, a) - indexIn(list, b);
-  const patchItems = merged.filter((item) => indexIn(patchOrder, item) >= 0).sort(byIndex(patchOrder));
-  const serverOnly = merged.filter((item) => indexIn(patchOrder, item) < 0).sort(byIndex(original));
+  const inPatch = positions(patchOrder);
+  const inOriginal = positions(original);
+  const ids = new Map(merged.map((item) => [item, JSON.stringify(identity(item))]));
+  const at = (map: Map<string, number>, item: unknown): number => map.get(ids.get(item) ?? '') ?? -1;
+  const patchItems = merged.filter((item) => at(inPatch, item) >= 0);
+  patchItems.sort((a, b) => at(inPatch, a) - at(inPatch, b));
+  const serverOnly = merged.filter((item) => at(inPatch, item) < 0);
+  serverOnly.sort((a, b) => at(inOriginal, a) - at(inOriginal, b));
   const result: unknown[] = [];
   let i = 0;
   let j = 0;
@@ -190,8 +200,8 @@ function normalizeOrder(
     if (j >= patchItems.length) result.push(serverOnly[i++]);
     else if (i >= serverOnly.length) result.push(patchItems[j++]);
     else {
-      const left = indexIn(original, serverOnly[i]);
-      const right = indexIn(original, patchItems[j]);
+      const left = at(inOriginal, serverOnly[i]);
+      const right = at(inOriginal, patchItems[j]);
       result.push(left >= 0 && right >= 0 && left < right ? serverOnly[i++] : patchItems[j++]);
     }
   }
