@@ -84,7 +84,17 @@ beforeAll(async () => {
   target = await startTarget();
   api = kubeApi(target);
   await installCrd(api, crd('How big the widget is.'));
-}, 30_000);
+  // kube-apiserver publishes a new CRD's OpenAPI a moment after it is served.
+  await eventually(
+    async () => {
+      const root = await api('GET', '/openapi/v3');
+      const paths = (root.body as { paths?: Record<string, unknown> } | undefined)?.paths ?? {};
+      return paths[`apis/${GROUP}/v1`] !== undefined && paths[`apis/${GROUP}/v1beta1`] !== undefined;
+    },
+    30_000,
+    'the CRD in /openapi/v3',
+  );
+}, 60_000);
 
 afterAll(async () => {
   await removeCrd(api, NAME);
