@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -96,6 +97,9 @@ func main() {
 	namespace := flag.String("namespace", "default", "namespace of the Websites")
 	workers := flag.Int("workers", 1, "MaxConcurrentReconciles")
 	flag.Parse()
+	// No logging, as the Node systems under test log nothing (and controller-runtime would otherwise print a
+	// stack trace once its delegating logger gives up waiting for SetLogger).
+	ctrl.SetLogger(logr.Discard())
 
 	// --kubeconfig is controller-runtime's own flag (else $KUBECONFIG).
 	cfg, err := ctrl.GetConfig()
