@@ -58,37 +58,37 @@ export {
   BUILTIN_FLAGS,
   installFlags,
 } from './context/flags.js';
-export type { KubeObject } from './resource/kube-object.js';
-export type { Resource } from './resource/resource.js';
+export type { KubeObject } from './crud/resource/kube-object.js';
+export type { Resource } from './crud/resource/resource.js';
 export {
   CRUD_STEPS,
   type Awaitable,
   type CRUDResourceOps,
   type CRUDStep,
   type MaybePatch,
-} from './resource/crud-resource-ops.js';
-export { CRUDResource, type CRUDResourceOptions } from './resource/crud-resource.js';
-export { Patch, PATCH_PARTS, type PatchPart } from './resource/patch.js';
-export { processUpdate, processDelete } from './resource/process.js';
+} from './crud/resource/crud-resource-ops.js';
+export { CRUDResource, type CRUDResourceOptions } from './crud/resource/crud-resource.js';
+export { Patch, PATCH_PARTS, type PatchPart } from './crud/resource/patch.js';
+export { processUpdate, processDelete } from './crud/resource/process.js';
 export {
   underlying,
   isWrappedResource,
   MAX_WRAP_DEPTH,
   type WrappedResource,
-} from './resource/wrappers/wrapped-resource.js';
-export { WrappedCRUDResource } from './resource/wrappers/wrapped-crud-resource.js';
+} from './crud/resource/wrappers/wrapped-resource.js';
+export { WrappedCRUDResource } from './crud/resource/wrappers/wrapped-crud-resource.js';
 export {
   decorateResource,
   type OperationDecorator,
   type ResourceOperation,
-} from './resource/wrappers/decorate-resource.js';
+} from './crud/resource/wrappers/decorate-resource.js';
 export {
   wrapWithRetry,
   retryResource,
   defaultRetryBackOffFactory,
   DEFAULT_RETRY_ATTEMPTS,
   type RetryOptions,
-} from './resource/wrappers/retry.js';
+} from './crud/resource/wrappers/retry.js';
 export {
   wrapWithMetrics,
   metricsResource,
@@ -96,9 +96,9 @@ export {
   RESOURCE_OPERATION_DURATION_SECONDS,
   DEFAULT_OPERATION_DURATION_BUCKETS,
   type MetricsOptions,
-} from './resource/wrappers/metrics.js';
-export { ResourceSet, type ResourceSetOptions } from './router/resource-set.js';
-export { ResourceRouter, describeObject, type ResourceRouterOptions } from './router/resource-router.js';
+} from './crud/resource/wrappers/metrics.js';
+export { ResourceSet, type ResourceSetOptions } from './crud/router/resource-set.js';
+export { ResourceRouter, describeObject, type ResourceRouterOptions } from './crud/router/resource-router.js';
 export {
   createLogger,
   DEFAULT_LOG_LEVEL,
@@ -229,8 +229,8 @@ export {
   DEFAULT_MIN_RECONCILE_INTERVAL_MS,
   DEFAULT_HEALTH_HOST,
   DEFAULT_HEALTH_PORT,
-} from './framework/defaults.js';
-export { Framework } from './framework/framework.js';
+} from './engine/defaults.js';
+export { Framework } from './crud/framework.js';
 export type {
   FrameworkConfig,
   CoreConfig,
@@ -238,26 +238,22 @@ export type {
   OwnedResource,
   LeaderElectionOptions,
   HealthServerConfig,
-} from './framework/framework-config.js';
-export { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './framework/resolve-config.js';
-export { clientKey, cacheKey, eventRecorderKey, type RecordEvent } from './framework/context-keys.js';
-export { requeueAfter, requeueAfterKey } from './framework/requeue.js';
-export {
-  ReconcileTimeoutError,
-  isReconcileTimeout,
-  errorReason,
-  DEFAULT_ERROR_REASON,
-} from './framework/reconcile-error.js';
+} from './crud/framework-config.js';
+export { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './crud/resolve-config.js';
+export { clientKey, cacheKey, eventRecorderKey, type RecordEvent } from './engine/context-keys.js';
+export { requeueAfter, requeueAfterKey } from './engine/requeue.js';
+export { ReconcileTimeoutError, isReconcileTimeout } from './engine/reconcile-timeout-error.js';
+export { errorReason, DEFAULT_ERROR_REASON } from './errors/error-message.js';
 export {
   finalizerName,
   hasFinalizer,
   addFinalizerPatch,
   removeFinalizerPatch,
   type JsonPatchOperation,
-} from './framework/finalizer-patch.js';
-export { addFinalizer, removeFinalizer, type AddFinalizerResult } from './framework/finalizers.js';
-export { RemovedFinalizerMemory } from './framework/removed-finalizer-memory.js';
-export { isPaused, pauseAnnotation } from './framework/pause.js';
+} from './engine/finalizer-patch.js';
+export { addFinalizer, removeFinalizer, type AddFinalizerResult } from './engine/finalizers.js';
+export { RemovedFinalizerMemory } from './engine/removed-finalizer-memory.js';
+export { isPaused, pauseAnnotation } from './engine/pause.js';
 export {
   setCondition,
   getCondition,
@@ -270,22 +266,22 @@ export {
   areAllConditionsWithStatus,
   type StatusCondition,
   type StatusConditionInput,
-} from './framework/status-conditions.js';
+} from './status/status-conditions.js';
 export {
   ErrorConditionWriter,
   DEFAULT_ERROR_CONDITION_TYPE,
   type ErrorConditionWriterOptions,
-} from './framework/error-condition.js';
-export { ensureCrd, CrdNamesNotAcceptedError } from './framework/ensure-crd.js';
-export { ownerKeys } from './framework/owner-keys.js';
+} from './engine/error-condition.js';
+export { ensureCrd, CrdNamesNotAcceptedError } from './kube/ensure-crd.js';
+export { ownerKeys } from './engine/owner-keys.js';
 export {
   handleSignals,
   DEFAULT_SHUTDOWN_SIGNALS,
   type HandleSignalsOptions,
   type SignalProcess,
   type Stoppable,
-} from './framework/handle-signals.js';
-export { runUntilSignal, type Runnable } from './framework/run-until-signal.js';
+} from './host/handle-signals.js';
+export { runUntilSignal, type Runnable } from './host/run-until-signal.js';
 export {
   ControllerMetrics,
   isPanic,
@@ -331,23 +327,23 @@ export { type ResourceTrace, type AppliedPart } from './context/pass-trace.js';
 // end engine/framework
 
 // --- controller core and front ends (issue 10) ---
-export { ControllerCore, type CoreParts } from './framework/controller-core.js';
-export type { PassBody, PassPlan, PassInfo, PassVerdict } from './framework/pass-body.js';
+export { ControllerCore, type CoreParts } from './engine/controller-core.js';
+export type { PassBody, PassPlan, PassInfo, PassVerdict } from './engine/pass-body.js';
 export {
   resolveCoreConfig,
   type ResolvedCoreConfig,
   type CoreConfigUsage,
-} from './framework/resolve-core-config.js';
+} from './engine/resolve-core-config.js';
 export {
   exponentialBackoffRetryPolicy,
   DEFAULT_RETRY_POLICY,
   type RetryPolicy,
   type RetryDecision,
-} from './framework/retry-policy.js';
-export { TerminalError, isTerminalError } from './framework/terminal-error.js';
-export { predicates, type Predicate, type SourceEvent } from './framework/predicates.js';
-export { mappedKeys, type WatchSource, type MappedKey } from './framework/watch-source.js';
-export { groupKind } from './framework/source-set.js';
+} from './engine/retry-policy.js';
+export { TerminalError, isTerminalError } from './engine/terminal-error.js';
+export { predicates, type Predicate, type SourceEvent } from './engine/predicates.js';
+export { mappedKeys, type WatchSource, type MappedKey } from './engine/watch-source.js';
+export { groupKind } from './engine/source-set.js';
 export {
   InformerCache,
   informerKey,
@@ -372,7 +368,7 @@ export {
   isReconcileError,
   type ReconcileErrorOptions,
 } from './controller/reconcile-error.js';
-export type { SharedResources } from './framework/controller-core.js';
+export type { SharedResources } from './engine/controller-core.js';
 export { Operator } from './operator/operator.js';
 export type { OperatorOptions, OperatorController } from './operator/operator-options.js';
 
@@ -385,9 +381,9 @@ export {
   MAX_CONDITION_TYPE_LENGTH,
   MAX_CONDITION_REASON_LENGTH,
   MAX_CONDITION_MESSAGE_LENGTH,
-} from './framework/condition-names.js';
-export { StatusWriter, type StatusWriterOptions } from './framework/status-writer.js';
-export { setControllerReference } from './framework/controller-reference.js';
+} from './status/condition-names.js';
+export { StatusWriter, type StatusWriterOptions } from './status/status-writer.js';
+export { setControllerReference } from './status/controller-reference.js';
 export { bindObject, BoundObject, type BindObjectOptions, type EventSink } from './bound/bound-object.js';
 export type { GuardTask, GuardTaskResult, GuardOptions } from './bound/guard.js';
 export {
@@ -520,13 +516,9 @@ export {
   createOrUpdate,
   type CreateOrUpdateOptions,
   type CreateOrUpdateResult,
-} from './helpers/create-or-update.js';
+} from './kube/create-or-update.js';
 // end helpers
-export {
-  defaultHealthHost,
-  SERVICE_ACCOUNT_DIR,
-  IN_POD_HEALTH_HOST,
-} from './framework/default-health-host.js';
+export { defaultHealthHost, SERVICE_ACCOUNT_DIR, IN_POD_HEALTH_HOST } from './host/default-health-host.js';
 
 // plan: what an operator would change, without changing anything (issue 19).
 export {

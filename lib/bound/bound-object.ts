@@ -13,24 +13,24 @@ import {
 import type { ObjectRef, ResourceRef } from '../kube/resource-ref.js';
 import type { RecordedEvent } from '../observability/event-recorder.js';
 import { defaultBackOffFactory } from '../util/backoff.js';
-import { clientKey, eventRecorderKey } from '../framework/context-keys.js';
+import { clientKey, eventRecorderKey } from '../engine/context-keys.js';
 import {
   validateConditionType,
   isValidConditionReason,
   boundConditionMessage,
   MAX_CONDITION_REASON_LENGTH,
-} from '../framework/condition-names.js';
-import { setControllerReference } from '../framework/controller-reference.js';
-import { addFinalizer, removeFinalizer } from '../framework/finalizers.js';
-import { hasFinalizer } from '../framework/finalizer-patch.js';
+} from '../status/condition-names.js';
+import { setControllerReference } from '../status/controller-reference.js';
+import { addFinalizer, removeFinalizer } from '../engine/finalizers.js';
+import { hasFinalizer } from '../engine/finalizer-patch.js';
 import {
   getCondition,
   setCondition,
   upsertCondition,
   type StatusCondition,
   type StatusConditionInput,
-} from '../framework/status-conditions.js';
-import { StatusWriter } from '../framework/status-writer.js';
+} from '../status/status-conditions.js';
+import { StatusWriter } from '../status/status-writer.js';
 import { DEFAULT_GUARD_LOCK_TTL_MS, DEFAULT_INSTANCE_LABEL, LOCK_EXPIRED_REASON } from './defaults.js';
 import {
   checkLock,

@@ -1,13 +1,13 @@
 import { ConditionLockedError } from '../errors/condition-locked-error.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { isStaleObject } from '../errors/stale-object-error.js';
-import type { Awaitable } from '../resource/crud-resource-ops.js';
-import type { StatusCondition, StatusConditionInput } from '../framework/status-conditions.js';
+import type { Awaitable } from '../crud/resource/crud-resource-ops.js';
+import type { StatusCondition, StatusConditionInput } from '../status/status-conditions.js';
 import {
   boundConditionMessage,
   boundConditionReason,
   isValidConditionReason,
-} from '../framework/condition-names.js';
+} from '../status/condition-names.js';
 import { ERROR_REASON, LOCKED_REASON } from './defaults.js';
 
 /**

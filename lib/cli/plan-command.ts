@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Controller } from '../controller/controller.js';
-import { Framework } from '../framework/framework.js';
+import { Framework } from '../crud/framework.js';
 import { loadKubeConfig } from '../kube/kube-config.js';
 import { Operator } from '../operator/operator.js';
 import { plan, type Plan, type Plannable } from '../plan/plan.js';

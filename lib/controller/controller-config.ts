@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { CoreConfig, FrameworkResource } from '../framework/core-config.js';
-import type { Predicate } from '../framework/predicates.js';
-import type { WatchSource } from '../framework/watch-source.js';
+import type { CoreConfig, FrameworkResource } from '../engine/core-config.js';
+import type { Predicate } from '../engine/predicates.js';
+import type { WatchSource } from '../engine/watch-source.js';
 import type { ReconcileFunction, Reconciler } from './reconcile-types.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { ControllerCore } from '../framework/controller-core.js';
-import { handleSignals, type HandleSignalsOptions } from '../framework/handle-signals.js';
+import { ControllerCore } from '../engine/controller-core.js';
+import { handleSignals, type HandleSignalsOptions } from '../host/handle-signals.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { Store } from '../watch/store.js';
 import type { ControllerConfig } from './controller-config.js';

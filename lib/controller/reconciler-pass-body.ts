@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { noteFailureSite } from '../errors/failure-site.js';
 import type { ReconcileContext } from '../context/reconcile-context.js';
-import type { PassBody, PassInfo, PassPlan, PassVerdict } from '../framework/pass-body.js';
+import type { PassBody, PassInfo, PassPlan, PassVerdict } from '../engine/pass-body.js';
 import { isThenable, type StepFlow } from '../util/maybe-async.js';
 import { isReconcileError } from './reconcile-error.js';
 import type {

@@ -1,14 +1,14 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { finalizerName } from '../framework/finalizer-patch.js';
-import type { Predicate } from '../framework/predicates.js';
+import { finalizerName } from '../engine/finalizer-patch.js';
+import type { Predicate } from '../engine/predicates.js';
 import {
   fail,
   isObject,
   resolveCoreConfig,
   resourceRef,
   type ResolvedCoreConfig,
-} from '../framework/resolve-core-config.js';
-import type { WatchSource } from '../framework/watch-source.js';
+} from '../engine/resolve-core-config.js';
+import type { WatchSource } from '../engine/watch-source.js';
 import type { ControllerConfig } from './controller-config.js';
 import type { Reconciler } from './reconcile-types.js';
 

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ReconcileOutcome } from '../framework/pass-runner.js';
-import { errorMessage } from '../framework/reconcile-error.js';
+import type { ReconcileOutcome } from '../engine/pass-runner.js';
+import { errorMessage } from '../errors/error-message.js';
 import type { PassTrace } from '../context/pass-trace.js';
 import type { HistoryRecorder, PassRecord } from './history-recorder.js';
 import type { PassTrigger } from './pass-trigger.js';

@@ -1,9 +1,9 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { Controller } from '../controller/controller.js';
-import { predicates, type Predicate } from '../framework/predicates.js';
-import type { StatusCondition } from '../framework/status-conditions.js';
-import type { WatchSource } from '../framework/watch-source.js';
+import { predicates, type Predicate } from '../engine/predicates.js';
+import type { StatusCondition } from '../status/status-conditions.js';
+import type { WatchSource } from '../engine/watch-source.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { Logger } from '../observability/logger.js';
 import type { InformerCache } from '../watch/informer-cache.js';

@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { startApiServer, type ApiServer } from '../apiserver/index.js';
-import { ensureCrd } from '../framework/ensure-crd.js';
+import { ensureCrd } from '../kube/ensure-crd.js';
 import { isAlreadyExists } from '../kube/api-error.js';
 import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';

@@ -1,5 +1,5 @@
 import type { ReconcileContext } from '../context/reconcile-context.js';
-import { errorMessage } from '../framework/reconcile-error.js';
+import { errorMessage } from '../errors/error-message.js';
 
 /**
  * grafana's `DefaultErrorHandler`: logs the error with `component: 'InformerController'`.

@@ -1,6 +1,6 @@
 import type { Tracer } from '@opentelemetry/api';
-import type { CoreConfig } from '../framework/core-config.js';
-import type { RetryPolicy } from '../framework/retry-policy.js';
+import type { CoreConfig } from '../engine/core-config.js';
+import type { RetryPolicy } from '../engine/retry-policy.js';
 import type { InformerSource } from '../watch/informer-cache.js';
 import type { ErrorHandler } from './informer-pass-body.js';
 import type { RetryDequeuePolicy } from './retry-dequeue-policy.js';

@@ -1,11 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { clientKey } from '../framework/context-keys.js';
-import { hasFinalizer } from '../framework/finalizer-patch.js';
-import { addFinalizer, removeFinalizer } from '../framework/finalizers.js';
+import { clientKey } from '../engine/context-keys.js';
+import { hasFinalizer } from '../engine/finalizer-patch.js';
+import { addFinalizer, removeFinalizer } from '../engine/finalizers.js';
 import type { ObjectClient } from '../kube/object-client.js';
-import type { Awaitable } from '../resource/crud-resource-ops.js';
+import type { Awaitable } from '../crud/resource/crud-resource-ops.js';
 import { defaultBackOffFactory, type BackOffFactory } from '../util/backoff.js';
 import {
   checkFinalizerName,

@@ -1,8 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import type { HealthServerConfig, LeaderElectionOptions } from '../framework/core-config.js';
-import type { ControllerCore } from '../framework/controller-core.js';
-import type { Runnable } from '../framework/run-until-signal.js';
+import type { HealthServerConfig, LeaderElectionOptions } from '../engine/core-config.js';
+import type { ControllerCore } from '../engine/controller-core.js';
+import type { Runnable } from '../host/run-until-signal.js';
 import type { Logger } from '../observability/logger.js';
 
 /**

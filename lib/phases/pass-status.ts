@@ -1,8 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { clientKey } from '../framework/context-keys.js';
-import { StatusWriter } from '../framework/status-writer.js';
+import { clientKey } from '../engine/context-keys.js';
+import { StatusWriter } from '../status/status-writer.js';
 import type { ObjectClient } from '../kube/object-client.js';
 
 /**

@@ -8,7 +8,7 @@ import type {
 } from '../controller/reconcile-types.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { retrySoonDelay } from '../errors/retry-soon.js';
-import type { StatusWriter } from '../framework/status-writer.js';
+import type { StatusWriter } from '../status/status-writer.js';
 import { PassStatus, workCopy } from './pass-status.js';
 import type { Data, RemoteResourceHooks } from './phase-types.js';
 import { checkDiff, checkStep, stops } from './step-result.js';

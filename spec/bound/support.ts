@@ -2,8 +2,8 @@ import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '../../lib/apiserver/index.js';
 import { ObjectClient } from '../../lib/kube/object-client.js';
 import { ReconcileContext } from '../../lib/context/reconcile-context.js';
-import { clientKey } from '../../lib/framework/context-keys.js';
-import type { StatusCondition } from '../../lib/framework/status-conditions.js';
+import { clientKey } from '../../lib/engine/context-keys.js';
+import type { StatusCondition } from '../../lib/status/status-conditions.js';
 
 export const GROUP = 'phases.reconcilekit.io';
 export const API_VERSION = `${GROUP}/v1`;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defineContextKey } from '../../lib/context/context-key.js';
 import { ReconcileContext } from '../../lib/context/reconcile-context.js';
 import { isInvalidConfig } from '../../lib/errors/invalid-config-error.js';
-import { capturedLogger } from '../resource/helpers.js';
+import { capturedLogger } from '../crud/resource/helpers.js';
 
 describe('ReconcileContext', () => {
   it('defaults to a signal that is not aborted and a logger that writes nothing', () => {

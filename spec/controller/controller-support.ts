@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { API_VERSION, type Harness } from '../framework/harness.js';
+import { API_VERSION, type Harness } from '../crud/harness.js';
 
 export {
   eventually,
@@ -10,7 +10,7 @@ export {
   API_VERSION,
   type Harness,
   type Widget,
-} from '../framework/harness.js';
+} from '../crud/harness.js';
 
 /** The value of one series of a counter/gauge in `registry` (0 when absent). */
 export async function metricValue(

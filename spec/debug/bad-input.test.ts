@@ -15,7 +15,7 @@ import {
 import { TRIGGERS } from '../../lib/debug/pass-trigger.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { HealthServer } from '../../lib/observability/health-server.js';
-import { eventually, useHarness, widget, WIDGET, type Widget } from '../framework/harness.js';
+import { eventually, useHarness, widget, WIDGET, type Widget } from '../crud/harness.js';
 
 const servers: HealthServer[] = [];
 afterEach(async () => {

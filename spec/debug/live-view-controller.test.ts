@@ -5,8 +5,8 @@ import { Controller } from '../../lib/controller/controller.js';
 import { Operator } from '../../lib/operator/operator.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { DebugEvent, ObjectSummary } from '../../lib/debug/history-recorder.js';
-import { eventRecorderKey } from '../../lib/framework/context-keys.js';
-import { eventually, ref, useHarness, widget, WIDGET, type Widget } from '../framework/harness.js';
+import { eventRecorderKey } from '../../lib/engine/context-keys.js';
+import { eventually, ref, useHarness, widget, WIDGET, type Widget } from '../crud/harness.js';
 
 async function objects(url: string): Promise<ObjectSummary[]> {
   const res = await fetch(`${url}/debug/api/objects`);

@@ -27,7 +27,7 @@ import {
   type Harness,
   type Widget,
 } from './support.js';
-import { GROUP } from '../framework/harness.js';
+import { GROUP } from '../crud/harness.js';
 
 describe('InformerController on the embedded API server', () => {
   let h: Harness;

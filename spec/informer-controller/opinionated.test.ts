@@ -21,7 +21,7 @@ import {
   type Harness,
   type Widget,
 } from './support.js';
-import { GROUP } from '../framework/harness.js';
+import { GROUP } from '../crud/harness.js';
 
 const FIN = 'test.reconcilekit.io/widgets';
 

@@ -4,17 +4,9 @@ import {
   type InformerControllerOptions,
   type ReconcileRequest,
 } from '../../lib/index.js';
-import { WIDGET, type Harness, type Widget } from '../framework/harness.js';
+import { WIDGET, type Harness, type Widget } from '../crud/harness.js';
 
-export {
-  eventually,
-  startHarness,
-  widget,
-  ref,
-  WIDGET,
-  type Harness,
-  type Widget,
-} from '../framework/harness.js';
+export { eventually, startHarness, widget, ref, WIDGET, type Harness, type Widget } from '../crud/harness.js';
 
 /** The Widget source every spec watches. */
 export const SOURCE = { apiVersion: WIDGET.apiVersion, kind: WIDGET.kind, plural: WIDGET.plural };

@@ -3,7 +3,7 @@ import {
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_RENEW_DEADLINE_MS,
   DEFAULT_RETRY_PERIOD_MS,
-} from '../../../lib/framework/defaults.js';
+} from '../../../lib/engine/defaults.js';
 import { runFailover } from '../scenarios/failover.js';
 import { recordFigures } from '../support/figures.js';
 

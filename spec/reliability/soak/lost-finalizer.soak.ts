@@ -5,10 +5,10 @@ import type { Server } from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { buildKubeconfig } from '../../../lib/apiserver/index.js';
-import { Framework } from '../../../lib/framework/framework.js';
+import { Framework } from '../../../lib/crud/framework.js';
 import { createLogger } from '../../../lib/observability/logger.js';
-import { ResourceSet } from '../../../lib/router/resource-set.js';
-import { forgetfulProxy } from '../../framework/forgetful-proxy.js';
+import { ResourceSet } from '../../../lib/crud/router/resource-set.js';
+import { forgetfulProxy } from '../../crud/forgetful-proxy.js';
 import {
   eventually,
   RecordingResource,
@@ -17,7 +17,7 @@ import {
   widget,
   WIDGET,
   type Widget,
-} from '../../framework/harness.js';
+} from '../../crud/harness.js';
 import { recordFigures } from '../support/figures.js';
 
 const OBJECTS = 60;

@@ -2,9 +2,9 @@
 // worker is busy. Issue 14 found 58 and 98 of 100 old objects' cleanups skipped; tombstones keyed by uid
 // must run every old object's delete path once, and create every new one.
 import { describe, expect, it } from 'vitest';
-import { Framework } from '../../../lib/framework/framework.js';
+import { Framework } from '../../../lib/crud/framework.js';
 import { createLogger } from '../../../lib/observability/logger.js';
-import { ResourceSet } from '../../../lib/router/resource-set.js';
+import { ResourceSet } from '../../../lib/crud/router/resource-set.js';
 import {
   eventually,
   RecordingResource,
@@ -13,7 +13,7 @@ import {
   widget,
   WIDGET,
   type Widget,
-} from '../../framework/harness.js';
+} from '../../crud/harness.js';
 import { recordFigures } from '../support/figures.js';
 
 const OBJECTS = 100;

@@ -35,7 +35,7 @@ let built: string | undefined;
  */
 export function buildChildOperator(): string {
   if (built !== undefined) return built;
-  const library = join(ROOT, 'dist/lib/framework/framework.js');
+  const library = join(ROOT, 'dist/lib/crud/framework.js');
   if (!existsSync(library)) {
     throw new Error(`${library} is missing: build first (make build, or npx tsc -p tsconfig.build.json)`);
   }

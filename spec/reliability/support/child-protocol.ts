@@ -1,4 +1,4 @@
-import type { LeaderElectionOptions } from '../../../lib/framework/framework-config.js';
+import type { LeaderElectionOptions } from '../../../lib/crud/framework-config.js';
 import type { LogLevel } from '../../../lib/observability/logger.js';
 
 /** What the parent passes to a child operator in the `RELIABILITY_CHILD` environment variable (JSON). */

@@ -1,0 +1,23 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ResourceRouter } from './router/resource-router.js';
+import type { ResourceSet } from './router/resource-set.js';
+import type { CoreConfig } from '../engine/core-config.js';
+
+export type {
+  CoreConfig,
+  FrameworkResource,
+  OwnedResource,
+  LeaderElectionOptions,
+  HealthServerConfig,
+} from '../engine/core-config.js';
+
+/**
+ * Configuration of a {@link Framework}. Only `name` and a router (or resource sets) are required.
+ * @category Engine: Framework and ControllerCore
+ */
+export interface FrameworkConfig<Obj extends KubernetesObject = KubernetesObject> extends CoreConfig {
+  /** Picks the resource set per object. Give this or `resourceSets`. */
+  resourceRouter?: ResourceRouter<Obj>;
+  /** Resource sets; a router is built from them. Give this or `resourceRouter`. */
+  resourceSets?: readonly ResourceSet<Obj>[];
+}

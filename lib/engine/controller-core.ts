@@ -1,0 +1,778 @@
+import { setMaxListeners } from 'node:events';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import type { ReconcileContext } from '../context/reconcile-context.js';
+import { InvalidConfigError, isInvalidConfig } from '../errors/invalid-config-error.js';
+import type { ObjectClient, WriteFence } from '../kube/object-client.js';
+import { LeaderElector } from '../leader/leader-elector.js';
+import { ControllerMetrics } from '../observability/controller-metrics.js';
+import { EventRecorder, type RecordedEvent } from '../observability/event-recorder.js';
+import { HealthServer } from '../observability/health-server.js';
+import { addProcessMetrics } from '../observability/process-metrics.js';
+import type { Logger } from '../observability/logger.js';
+import type { WorkQueue } from '../queue/work-queue.js';
+import { DEBUG_QUEUED_KEYS, type DebugControllerState } from '../debug/debug-routes.js';
+import { HistoryRecorder } from '../debug/history-recorder.js';
+import { debugEvent, recordPass } from '../debug/record-pass.js';
+import type { PassTrace } from '../context/pass-trace.js';
+import { sourceTrigger, TriggerLedger, TRIGGERS, type PassTrigger } from '../debug/pass-trigger.js';
+import { jitter } from '../util/jitter.js';
+import { sleep } from '../util/sleep.js';
+import { CacheSyncTimeoutError } from '../watch/informer.js';
+import { InformerCache } from '../watch/informer-cache.js';
+import type { Store } from '../watch/store.js';
+import { cacheKey, clientKey, eventRecorderKey } from './context-keys.js';
+import { stepGateKey } from '../context/step-gate.js';
+import { retryAfterMs } from '../kube/api-error.js';
+import {
+  DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
+  DEFAULT_RESYNC_JITTER,
+  DEFAULT_STUCK_DELETION_MS,
+  DEFAULT_STUCK_PASS_MS,
+} from './defaults.js';
+import { DropInObjects } from './drop-in-objects.js';
+import { ensureCrd } from '../kube/ensure-crd.js';
+import { ErrorConditionWriter } from './error-condition.js';
+import { FailureLedger } from './failure-ledger.js';
+import { FailureReporter } from './failure-report.js';
+import { hasFinalizer } from './finalizer-patch.js';
+import { addFinalizer, removeFinalizer } from './finalizers.js';
+import { FlatLogger } from './flat-logger.js';
+import { freshChange } from './fresh-change.js';
+import { makeClient } from '../kube/make-client.js';
+import type { PassBody } from './pass-body.js';
+import { PassRunner, type FinalizerOps, type ReconcileOutcome } from './pass-runner.js';
+import type { Predicate } from './predicates.js';
+import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
+import type { ResolvedCoreConfig } from './resolve-core-config.js';
+import { retryWithHints } from './retry-with-hints.js';
+import { SourceSet, type SourceHandlers } from './source-set.js';
+import type { WatchSource } from './watch-source.js';
+import { WorkerPool } from './worker-pool.js';
+
+/** How long `stop()` waits for pending Events to be written. */
+const EVENT_FLUSH_TIMEOUT_MS = 2_000;
+
+/**
+ * What a front end hands the core.
+ * @category Engine: Framework and ControllerCore
+ */
+export interface CoreParts<Obj extends KubernetesObject> {
+  /** The resolved generic options. */
+  config: ResolvedCoreConfig;
+  /** The front end's part of each pass. */
+  body: PassBody<Obj>;
+  /** What log lines call this (`framework`, `controller`). */
+  noun: string;
+  /** Mapped watch sources. Default none. */
+  watches?: readonly WatchSource[];
+  /** Predicates on the reconciled kind's events. Default none. */
+  predicates?: readonly Predicate<Obj>[];
+}
+
+/**
+ * What an `Operator` shares with the controllers it runs (see {@link ControllerCore.joinOperator}).
+ * @category Engine: Framework and ControllerCore
+ */
+export interface SharedResources {
+  /** The operator's registry: every controller's metrics go there. */
+  registry: Registry;
+  /** The operator's informer cache (undefined without an API connection of its own). */
+  informers: InformerCache | undefined;
+  /** The operator holds the Lease: workers run only between `startWorkers` and `stopWorkers`. */
+  externalLeadership: boolean;
+}
+
+/**
+ * The engine every front end shares: watches (through an InformerCache), caches, the per-key work queue
+ * and its workers, leader election, health server, resync, pause, finalizers, deletion memory, retries
+ * (rate limiter or RetryPolicy), TerminalError, error condition, Events, metrics, timeout and graceful
+ * shutdown. A front end supplies only a {@link PassBody}. See docs/architecture.md.
+ * @category Engine: Framework and ControllerCore
+ */
+export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
+  readonly config: ResolvedCoreConfig;
+  readonly client: ObjectClient | undefined;
+  readonly logger: Logger;
+  private readonly noun: string;
+  private readonly parts: CoreParts<Obj>;
+  private controllerMetrics!: ControllerMetrics;
+  private runner!: PassRunner<Obj>;
+  private readonly memory: RemovedFinalizerMemory;
+  /** Keys waiting out a server's Retry-After, until when (Date.now()). */
+  private readonly throttledUntil = new Map<string, number>();
+  private readonly events: EventRecorder | undefined;
+  private readonly errorConditions: ErrorConditionWriter | undefined;
+  private readonly objects = new DropInObjects<Obj>();
+  private readonly ledger = new FailureLedger();
+  /** Objects the engine's own finalizer patch produced, until the watch delivers them (S11). */
+  private readonly ownPatches = new Map<string, Obj>();
+  private sources: SourceSet<Obj> | undefined;
+  private pool!: WorkerPool;
+  private externalLeadership = false;
+  /** The operator's Lease fence (see {@link useFence}); a Lease of its own uses its elector's. */
+  private sharedFence: WriteFence | undefined;
+  private sharedInformers: InformerCache | undefined;
+  private readonly lifetime = new AbortController();
+  private elector: LeaderElector | undefined;
+  private election: Promise<void> | undefined;
+  private health: HealthServer | undefined;
+  /** The live view's reconcile history (debugPage), shared with an Operator's when it sets one. */
+  history: HistoryRecorder | undefined;
+  /** Why each waiting key was enqueued (noted only while `history` is set). */
+  private readonly triggers = new TriggerLedger();
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private startPromise: Promise<void> | undefined;
+  private stopPromise: Promise<void> | undefined;
+  private isSynced = false;
+
+  constructor(parts: CoreParts<Obj>) {
+    this.parts = parts;
+    const c = parts.config;
+    this.config = c;
+    this.noun = parts.noun;
+    if (c.collectDefaultMetrics) addProcessMetrics(c.registry);
+    // Long-lived: many concurrent requests (watches, Lease, CRD) listen on it at once; not a leak (R5).
+    setMaxListeners(0, this.lifetime.signal);
+    this.logger = new FlatLogger(c.logger, { controller: c.name });
+    this.client = makeClient(
+      c.name,
+      c.kubeConfig,
+      c.resource !== undefined || c.leaderElection !== false || c.crd !== undefined,
+    );
+    if (c.finalizer !== false && this.client === undefined) {
+      throw new InvalidConfigError(
+        'config.finalizer needs an API connection: pass config.kubeConfig (or set KUBECONFIG), or set finalizer: false',
+      );
+    }
+    if (c.finalizer !== false && c.resource === undefined) {
+      throw new InvalidConfigError(
+        'config.finalizer needs config.resource (the kind whose objects get the finalizer), or set finalizer: false',
+      );
+    }
+    if ((c.leaderElection !== false || c.crd !== undefined) && this.client === undefined) {
+      throw new InvalidConfigError(
+        'config.leaderElection and config.crd need an API connection: pass config.kubeConfig',
+      );
+    }
+    if (c.debugPage !== false) this.history = new HistoryRecorder();
+    this.memory = new RemovedFinalizerMemory(
+      c.resyncPeriodMs > 0 ? 3 * c.resyncPeriodMs : DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
+    );
+    if (this.client !== undefined && c.events !== false) {
+      this.events = new EventRecorder({
+        client: this.client,
+        component: c.name,
+        logger: this.logger,
+        observe: (obj, event, at) => {
+          this.history?.recordEvent({ controller: c.name, ...debugEvent(obj, event), at });
+        },
+      });
+    }
+    if (this.client !== undefined && c.errorCondition !== false) {
+      this.errorConditions = new ErrorConditionWriter({
+        client: this.client,
+        type: c.errorCondition.type,
+        ...(c.resource === undefined ? {} : { resource: c.resource }),
+        logger: this.logger,
+      });
+    }
+    this.wire();
+  }
+
+  /** Builds the parts bound to the registry and the informer cache (again when joining an Operator). */
+  private wire(): void {
+    const c = this.config;
+    if (this.client !== undefined) {
+      const informers =
+        this.sharedInformers ??
+        c.informers ??
+        new InformerCache({ client: this.client, logger: this.logger, registry: c.registry });
+      this.sources = new SourceSet<Obj>(this.logger, informers);
+    }
+    this.controllerMetrics = new ControllerMetrics({ registry: c.registry, controller: c.name });
+    this.controllerMetrics.setMaxConcurrentReconciles(c.workers);
+    this.pool = new WorkerPool({
+      name: c.name,
+      workers: c.workers,
+      minIntervalMs: c.minReconcileIntervalMs,
+      rateLimiter: c.rateLimiter,
+      registry: c.registry,
+      metrics: this.controllerMetrics,
+      logger: this.logger,
+      process: (queue, key, signal) => this.process(queue, key, signal),
+    });
+    this.runner = new PassRunner<Obj>({
+      body: this.parts.body,
+      finalizer: c.finalizer,
+      pauseAnnotations: c.pauseAnnotations,
+      logger: this.logger,
+      metrics: this.controllerMetrics,
+      failures: new FailureReporter({
+        metrics: this.controllerMetrics,
+        events: this.events,
+        errorConditions: this.errorConditions,
+      }),
+      memory: this.memory,
+      finalizers: this.finalizerOps(),
+      reconcileTimeoutMs: c.reconcileTimeoutMs,
+      prepareContext: (ctx, obj) => {
+        this.prepareContext(ctx, obj);
+      },
+    });
+  }
+
+  /**
+   * Joins an `Operator` before start: metrics move to its registry, watches to its informer cache
+   * (unless `config.informers` was given), and with its Lease the workers wait for `startWorkers`.
+   */
+  joinOperator(shared: SharedResources): void {
+    if (this.startPromise !== undefined) {
+      throw new InvalidConfigError(
+        `${this.noun} ${this.config.name} was already started: add it to the Operator before starting it`,
+      );
+    }
+    this.config.registry = shared.registry;
+    this.externalLeadership = shared.externalLeadership;
+    this.sharedInformers = this.config.informers ?? shared.informers;
+    this.wire();
+  }
+
+  /** The front end's pass body (`plan()` runs it against a dry-run client, one pass per object). */
+  get passBody(): PassBody<Obj> {
+    return this.parts.body;
+  }
+
+  /** The Prometheus registry holding every metric of this controller. */
+  get metrics(): Registry {
+    return this.config.registry;
+  }
+
+  /** True once every watched kind's first list is in (immediately after start without `resource`). */
+  get synced(): boolean {
+    return this.isSynced;
+  }
+
+  /** True while started, synced and not stopping: it reconciles (or stands by as a follower). */
+  get ready(): boolean {
+    return this.isSynced && this.stopPromise === undefined && this.sources?.problem() === undefined;
+  }
+
+  /** Why the controller is not ready, or undefined when it is. */
+  get notReadyReason(): string | undefined {
+    if (this.stopPromise !== undefined) return 'shutting down';
+    if (!this.isSynced) return 'caches not synced yet';
+    return this.sources?.problem();
+  }
+
+  /** True while this replica runs workers (always, without leader election). */
+  get leading(): boolean {
+    return this.pool.running;
+  }
+
+  /** Base URL of the health server once listening (`http://127.0.0.1:8080`), else undefined. */
+  get healthUrl(): string | undefined {
+    return this.health?.url;
+  }
+
+  /** The cache of a watched kind (see `SourceSet.cache`), or undefined when not watched. */
+  cache(kind: string, apiVersion?: string): Store | undefined {
+    return this.sources?.cache(kind, apiVersion);
+  }
+
+  /** Runs a pass for `key` (deduplicated while it waits; never two at once). */
+  enqueue(key: string): void {
+    this.note(key, TRIGGERS.enqueue);
+    this.pool.add(key);
+  }
+
+  /** Informer drop-in: remembers `newObj` and enqueues its key (level-triggered: the latest wins). */
+  updateFunc(key: string, newObj: Obj): void {
+    this.objects.remember(key, newObj);
+    this.note(key, TRIGGERS.update);
+    this.pool.add(key);
+  }
+
+  /** Informer drop-in: forgets `obj`; with finalizers off its delete path runs with this last state. */
+  deleteFunc(key: string, obj: Obj): void {
+    this.objects.gone(key, this.config.finalizer === false ? obj : undefined);
+    this.note(key, TRIGGERS.delete);
+    this.pool.add(key);
+  }
+
+  /** The live view: why `key` was enqueued (the latest reason wins; nothing when the view is off). */
+  private note(key: string, trigger: PassTrigger): void {
+    if (this.history !== undefined) this.triggers.note(key, trigger);
+  }
+
+  /** Starts watching and reconciling; resolves once the caches are synced and workers run (or stand by). */
+  start(): Promise<void> {
+    if (this.stopPromise !== undefined)
+      return Promise.reject(new Error(`${this.noun} was stopped; create a new one`));
+    this.startPromise ??= this.run().catch(async (err: unknown) => {
+      this.logger.error(`${this.noun} failed to start`, { err });
+      await this.stop();
+      throw err;
+    });
+    return this.startPromise;
+  }
+
+  /** Stops gracefully (see docs/shutdown.md). Idempotent. */
+  stop(): Promise<void> {
+    this.stopPromise ??= this.shutdown();
+    return this.stopPromise;
+  }
+
+  /** Starts the workers under `leaderSignal` (external leadership: an Operator's Lease). */
+  /**
+   * Fences this controller with the operator's Lease (`Operator` with `leaderElection`): every write through
+   * its client and every pass step checks the fence, as with a Lease of its own, so a replica resumed after
+   * a pause past the renew deadline writes nothing before it knows it still leads.
+   */
+  useFence(fence: WriteFence): void {
+    this.sharedFence = fence;
+    if (this.client !== undefined) this.client.fence = fence;
+  }
+
+  startWorkers(leaderSignal: AbortSignal): void {
+    if (this.stopPromise === undefined && this.isSynced) this.pool.start(leaderSignal, this.knownKeys());
+  }
+
+  /** Stops the workers at once, aborting in-flight passes (leadership lost). */
+  stopWorkers(reason: string): void {
+    this.pool.stopNow(reason);
+  }
+
+  private prepareContext(ctx: ReconcileContext, obj: Obj): void {
+    if (this.client !== undefined) ctx.set(clientKey, this.client);
+    const fence = this.elector?.fence ?? this.sharedFence;
+    if (fence !== undefined)
+      ctx.set(stepGateKey, () => {
+        fence.check();
+      });
+    ctx.set(cacheKey, (kind: string, apiVersion?: string) => this.cache(kind, apiVersion));
+    const events = this.events;
+    if (events !== undefined) {
+      const signal = this.lifetime.signal;
+      ctx.set(eventRecorderKey, (event: RecordedEvent, about?: KubernetesObject) => {
+        events.record(about ?? obj, event, signal);
+      });
+    }
+  }
+
+  /** Ensures the CRD (config.crd) and starts every watch; resolves once all caches are synced. */
+  private async syncSources(deadline: AbortSignal): Promise<void> {
+    const c = this.config;
+    if (this.client !== undefined && c.crd !== undefined) {
+      const client = this.client;
+      const crd = c.crd;
+      await retryWithHints('ensuring the CustomResourceDefinition', this.logger, deadline, () =>
+        ensureCrd(client, crd, this.logger, deadline),
+      );
+    }
+    if (this.client !== undefined && this.sources !== undefined && c.resource !== undefined) {
+      await this.sources.start(
+        this.client,
+        {
+          resource: c.resource,
+          owns: c.owns,
+          watches: this.parts.watches ?? [],
+          predicates: this.parts.predicates ?? [],
+        },
+        this.sourceHandlers(),
+        deadline,
+        c.cacheSyncTimeoutMs,
+      );
+    }
+  }
+
+  private async run(): Promise<void> {
+    const c = this.config;
+    const signal = this.lifetime.signal;
+    const deadline =
+      c.cacheSyncTimeoutMs > 0
+        ? AbortSignal.any([signal, AbortSignal.timeout(c.cacheSyncTimeoutMs)])
+        : signal;
+    if (c.healthServer !== false) {
+      this.health = new HealthServer({
+        ...c.healthServer,
+        registry: c.registry,
+        readinessChecks: {
+          'cache-synced': () => (this.isSynced ? undefined : 'caches not synced yet'),
+          'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
+          'watches-healthy': () => this.sources?.problem(),
+          'workers-stuck': () =>
+            this.pool.allStuck(c.reconcileTimeoutMs > 0 ? c.reconcileTimeoutMs : DEFAULT_STUCK_PASS_MS),
+          'stuck-deletions': () => this.stuckDeletions(),
+          ...c.healthServer.readinessChecks,
+        },
+        ...(this.history === undefined || c.debugPage === false
+          ? {}
+          : {
+              debug: {
+                history: this.history,
+                controllers: () => [this.debugState()],
+                ...(c.debugPage.token === undefined ? {} : { token: c.debugPage.token }),
+              },
+            }),
+      });
+      const url = await this.health.start(signal);
+      this.logger.info('health server listening', { url });
+    }
+    try {
+      await this.syncSources(deadline);
+    } catch (err) {
+      // The sync deadline (not stop()) ended the wait: say which kinds did not sync and why, not a bare TimeoutError.
+      if (signal.aborted || !deadline.aborted || isInvalidConfig(err)) throw err;
+      const waiting = this.sources?.unsynced() ?? [];
+      const kinds = waiting.map((w) => w.kind);
+      if (kinds.length === 0 && c.resource !== undefined) kinds.push(c.resource.kind);
+      const last =
+        waiting.find((w) => w.error !== undefined)?.error ?? (err instanceof Error ? err : undefined);
+      throw new CacheSyncTimeoutError(kinds.join(', ') || this.noun, c.cacheSyncTimeoutMs, last);
+    }
+    this.isSynced = true;
+    this.scheduleResync();
+    if (this.externalLeadership) {
+      this.logger.info(`${this.noun} synced; workers start with the operator's leadership`);
+      return;
+    }
+    if (c.leaderElection !== false && this.client !== undefined) {
+      const le = c.leaderElection;
+      this.elector = new LeaderElector({
+        // The Lease's own renewals must not be fenced; every other write of this client is (S14 fencing).
+        client: this.client.unfenced(),
+        ...le,
+        logger: this.logger,
+        registry: c.registry,
+      });
+      this.client.fence = this.elector.fence;
+      this.election = this.elector
+        .run(signal, {
+          onStartedLeading: (leaderSignal) => {
+            if (this.stopPromise === undefined) this.pool.start(leaderSignal, this.knownKeys());
+          },
+          onStoppedLeading: () => {
+            this.pool.stopNow('leadership lost');
+          },
+        })
+        .catch((err: unknown) => {
+          this.logger.error('leader election failed', { err });
+        });
+    } else {
+      this.pool.start(signal, this.knownKeys());
+    }
+    this.logger.info(`${this.noun} started`, {
+      workers: c.workers,
+      leaderElection: c.leaderElection !== false,
+    });
+  }
+
+  private sourceHandlers(): SourceHandlers<Obj> {
+    const filtering = this.config.retryPolicy !== undefined;
+    return {
+      changed: (key, obj, old) => {
+        this.objects.seen(key, obj.metadata?.uid);
+        if (this.ledger.failing(key)) {
+          // A failing key waits for its retry (or, given up or terminal, for a real change): a status
+          // write (our own error condition among them) is not a reason to run it again early.
+          if (!freshChange(old, obj)) {
+            if (filtering || this.ledger.isTerminal(key)) return;
+            if ((this.throttledUntil.get(key) ?? 0) > Date.now()) return;
+          } else {
+            this.ledger.reset(key);
+            this.throttledUntil.delete(key);
+          }
+        }
+        this.note(key, old === undefined ? TRIGGERS.add : TRIGGERS.update);
+        this.pool.add(key);
+      },
+      deleted: (key, obj) => {
+        this.throttledUntil.delete(key);
+        this.objects.gone(key, this.config.finalizer === false ? obj : undefined);
+        this.ledger.reset(key);
+        this.ownPatches.delete(key);
+        this.note(key, TRIGGERS.delete);
+        this.pool.add(key);
+      },
+      touched: (key, via, event, kind, child) => {
+        if (this.history !== undefined) this.triggers.note(key, sourceTrigger(via, event, kind, child));
+        this.pool.add(key);
+      },
+      sourceError: (source, err) => {
+        this.controllerMetrics.observeSourceError(source);
+        this.logger.error(`watch source ${source}: event dropped`, { err });
+      },
+    };
+  }
+
+  private async process(queue: WorkQueue, key: string, signal: AbortSignal): Promise<void> {
+    // Fencing: no pass starts once the renew deadline passed since the last successful renew (the term
+    // ends here and now; the next term enqueues every known key again).
+    if (this.elector !== undefined && !this.elector.holdsLease()) return;
+    const trigger = this.history === undefined ? undefined : this.triggers.take(key);
+    let fromStore = this.sources?.primary?.get(key);
+    if (this.ownPatches.size > 0 && fromStore !== undefined) fromStore = this.latest(key, fromStore);
+    const obj = fromStore ?? this.objects.remembers(key);
+    const pending = obj === undefined ? undefined : this.objects.tombstone(key);
+    if (pending !== undefined && obj !== undefined && pending.metadata?.uid !== obj.metadata?.uid) {
+      await this.cleanUpReplaced(queue, key, pending, signal);
+      return;
+    }
+    const tombstone = obj === undefined ? this.objects.tombstone(key) : undefined;
+    if (obj !== undefined && this.ledger.isTerminal(key) && !obj.metadata?.deletionTimestamp) {
+      this.logger.debug('failed terminally; waiting for the object to change', { object: key });
+      return;
+    }
+    const attempt = this.ledger.attempt(key);
+    const history = this.history;
+    if (history === undefined || trigger === undefined) {
+      const outcome = await this.runner.reconcile(key, obj, tombstone, attempt, signal);
+      this.act(queue, key, obj, fromStore, tombstone, outcome, signal);
+      return;
+    }
+    const startedAt = Date.now();
+    // Step durations and patch parts only while someone looks (they are what the history costs).
+    const trace: PassTrace | undefined = history.wantsDetail(startedAt)
+      ? { resources: [], dropped: 0 }
+      : undefined;
+    const outcome = await this.runner.reconcile(key, obj, tombstone, attempt, signal, trace);
+    this.act(queue, key, obj, fromStore, tombstone, outcome, signal);
+    if (outcome.result === 'success' && obj === undefined) {
+      history.forget(this.config.name, key);
+      return;
+    }
+    const again = queue.dueAt(key);
+    // The next pass's reason, unless an event during this one already gave it one.
+    if (again !== undefined) {
+      this.triggers.noteIfNone(key, outcome.result === 'error' ? TRIGGERS.retry : TRIGGERS.requeue);
+    } else if (outcome.result === 'success' && outcome.added !== undefined) {
+      this.triggers.noteIfNone(key, TRIGGERS.finalizer);
+    }
+    recordPass(history, this.config.name, key, startedAt, attempt, obj, outcome, again, trigger, trace);
+  }
+
+  /** The queue, ledger and condition actions after one pass. */
+  private act(
+    queue: WorkQueue,
+    key: string,
+    obj: Obj | undefined,
+    fromStore: Obj | undefined,
+    tombstone: Obj | undefined,
+    outcome: ReconcileOutcome,
+    signal: AbortSignal,
+  ): void {
+    switch (outcome.result) {
+      case 'success':
+        queue.forget(key);
+        this.ledger.reset(key);
+        this.throttledUntil.delete(key);
+        if (outcome.added === undefined) this.errorConditions?.succeeded(key, signal);
+        if (outcome.tombstoneDone === true) {
+          if (tombstone !== undefined) this.objects.tombstoneDone(key, tombstone);
+          if (obj === undefined) this.parts.body.forget?.(key);
+        }
+        if (outcome.added !== undefined) {
+          if (fromStore === undefined) {
+            // Without a watch on this object nobody else would deliver the patched version.
+            this.objects.remember(key, outcome.added as Obj);
+            queue.add(key);
+          } else if ((this.parts.predicates?.length ?? 0) > 0) {
+            // A predicate may filter the watch event of our own patch: run the next pass ourselves (S11).
+            this.ownPatches.set(key, outcome.added as Obj);
+            queue.add(key);
+          }
+        }
+        return;
+      case 'requeue_after':
+        queue.forget(key);
+        this.ledger.reset(key);
+        this.errorConditions?.succeeded(key, signal);
+        queue.addAfter(key, outcome.delayMs);
+        return;
+      case 'requeue':
+        queue.addRateLimited(key);
+        return;
+      case 'error':
+        // The runner logged it, posted the Warning Event and wrote the error condition.
+        this.retry(queue, key, outcome.error, outcome.terminal);
+        return;
+      case 'aborted':
+        return;
+    }
+  }
+
+  /**
+   * The delete path of an object whose name was re-created before its delete pass ran (tombstone keyed by
+   * uid), then the new object's pass (enqueued again).
+   */
+  private async cleanUpReplaced(
+    queue: WorkQueue,
+    key: string,
+    tombstone: Obj,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const outcome = await this.runner.reconcile(key, undefined, tombstone, this.ledger.attempt(key), signal);
+    switch (outcome.result) {
+      case 'success':
+        if (outcome.tombstoneDone === true) this.objects.tombstoneDone(key, tombstone);
+        this.ledger.reset(key);
+        queue.forget(key);
+        queue.add(key);
+        return;
+      case 'requeue_after':
+        queue.addAfter(key, outcome.delayMs);
+        return;
+      case 'requeue':
+        queue.addRateLimited(key);
+        return;
+      case 'error':
+        this.retry(queue, key, outcome.error, outcome.terminal);
+        return;
+      case 'aborted':
+        return;
+    }
+  }
+
+  /** After a failed pass: retry per the RetryPolicy, else the rate limiter; terminal errors wait. */
+  private retry(queue: WorkQueue, key: string, error: unknown, terminal: boolean): void {
+    const attempt = this.ledger.failed(key, terminal);
+    if (terminal) {
+      queue.forget(key);
+      return;
+    }
+    const policy = this.config.retryPolicy;
+    const hinted = retryAfterMs(error);
+    if (policy === undefined && hinted !== undefined) {
+      // The server said when to come back (429/503 Retry-After): not sooner than that, not even for
+      // a status write of ours (only a real change of the object runs it earlier).
+      this.throttledUntil.set(key, Date.now() + hinted);
+      queue.addAfter(key, hinted);
+      return;
+    }
+    this.throttledUntil.delete(key);
+    if (policy === undefined) {
+      queue.addRateLimited(key);
+      return;
+    }
+    let decision;
+    try {
+      decision = policy(error, attempt);
+    } catch (err) {
+      this.logger.error('retryPolicy threw; using the per-key backoff', { err, object: key });
+      queue.addRateLimited(key);
+      return;
+    }
+    if (decision.retry && Number.isFinite(decision.delayMs) && decision.delayMs >= 0) {
+      queue.addAfter(key, decision.delayMs);
+    } else {
+      queue.forget(key);
+      this.logger.warn('retry policy gave up; waiting for the object to change', { object: key, attempt });
+    }
+  }
+
+  /** This controller's row of the live view. */
+  debugState(): DebugControllerState {
+    return {
+      name: this.config.name,
+      synced: this.isSynced,
+      leading: this.pool.running,
+      ready: this.notReadyReason === undefined,
+      ...this.pool.snapshot(),
+      running: this.pool.runningKeys(),
+      queued: this.triggers.waiting(DEBUG_QUEUED_KEYS),
+    };
+  }
+
+  /** Keys Terminating with our finalizer for longer than DEFAULT_STUCK_DELETION_MS (readiness). */
+  private stuckDeletions(): string | undefined {
+    const finalizer = this.config.finalizer;
+    const store = this.sources?.primary;
+    if (finalizer === false || store === undefined) return undefined;
+    const now = Date.now();
+    const stuck: string[] = [];
+    for (const key of store.keys()) {
+      const obj = store.get(key);
+      const since = obj?.metadata?.deletionTimestamp;
+      if (since === undefined || !hasFinalizer(obj, finalizer)) continue;
+      const ms = now - new Date(since).getTime();
+      if (ms > DEFAULT_STUCK_DELETION_MS) stuck.push(`${key} (${Math.round(ms / 1000)} s)`);
+    }
+    if (stuck.length === 0) return undefined;
+    return `${stuck.length} object(s) Terminating with our finalizer for over ${DEFAULT_STUCK_DELETION_MS / 1000} s: ${stuck.slice(0, 5).join(', ')}`;
+  }
+
+  /** The newer of the cached object and our own finalizer patch of it (S11). */
+  private latest(key: string, cached: Obj): Obj {
+    const patched = this.ownPatches.get(key);
+    if (patched === undefined) return cached;
+    const finalizer = this.config.finalizer;
+    if (
+      finalizer === false ||
+      hasFinalizer(cached, finalizer) ||
+      cached.metadata?.uid !== patched.metadata?.uid ||
+      Boolean(cached.metadata?.deletionTimestamp)
+    ) {
+      this.ownPatches.delete(key);
+      return cached;
+    }
+    return patched;
+  }
+
+  private knownKeys(): Set<string> {
+    const keys = new Set<string>(this.objects.keys());
+    for (const key of this.sources?.primary?.keys() ?? []) keys.add(key);
+    return keys;
+  }
+
+  private scheduleResync(): void {
+    const period = this.config.resyncPeriodMs;
+    if (period <= 0 || this.stopPromise !== undefined) return;
+    this.resyncTimer = setTimeout(
+      () => {
+        this.logger.debug('resync: enqueueing every cached object');
+        for (const key of this.knownKeys()) {
+          this.note(key, TRIGGERS.resync);
+          this.pool.add(key);
+        }
+        this.scheduleResync();
+      },
+      jitter(period, DEFAULT_RESYNC_JITTER),
+    );
+    this.resyncTimer.unref();
+  }
+
+  private async shutdown(): Promise<void> {
+    const c = this.config;
+    this.logger.info(`stopping ${this.noun}: draining in-flight reconciles`, {
+      graceMs: c.gracefulShutdownMs,
+    });
+    clearTimeout(this.resyncTimer);
+    if (await this.pool.close(c.gracefulShutdownMs)) {
+      this.logger.warn('grace period over: aborted in-flight reconciles');
+    }
+    this.lifetime.abort(new Error(`${this.noun} stopped`));
+    await this.election;
+    await this.sources?.stop();
+    const flushDeadline = new AbortController();
+    await Promise.race([
+      Promise.all([this.events?.flush(), this.errorConditions?.flush()]),
+      sleep(EVENT_FLUSH_TIMEOUT_MS, flushDeadline.signal).catch(() => undefined),
+    ]);
+    flushDeadline.abort();
+    await this.health?.close();
+    this.client?.close();
+    this.isSynced = false;
+    this.logger.info(`${this.noun} stopped`);
+  }
+
+  private finalizerOps(): FinalizerOps<Obj> | undefined {
+    const { finalizer, resource, backOffFactory } = this.config;
+    const client = this.client;
+    if (finalizer === false || client === undefined || resource === undefined) return undefined;
+    return {
+      add: (obj, signal) => addFinalizer(client, resource, obj, finalizer, backOffFactory, signal),
+      remove: (obj, signal) => removeFinalizer(client, resource, obj, finalizer, backOffFactory, signal),
+    };
+  }
+}

@@ -1,0 +1,386 @@
+import { DEBUG_PAGE_ENV } from '../debug/history-recorder.js';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { HealthCheck } from '../observability/health-server.js';
+import { Registry } from 'prom-client';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { ExponentialRateLimiter, type RateLimiter } from '../queue/rate-limiter.js';
+import { defaultBackOffFactory, type BackOffFactory } from '../util/backoff.js';
+import { defaultHealthHost } from '../host/default-health-host.js';
+import {
+  DEFAULT_REQUEUE_BASE_DELAY_MS,
+  DEFAULT_REQUEUE_FACTOR,
+  DEFAULT_REQUEUE_MAX_DELAY_MS,
+  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+  DEFAULT_GRACEFUL_SHUTDOWN_MS,
+  DEFAULT_HEALTH_PORT,
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_MIN_RECONCILE_INTERVAL_MS,
+  DEFAULT_PAUSE_ANNOTATIONS,
+  DEFAULT_RECONCILE_TIMEOUT_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RESYNC_PERIOD_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  DEFAULT_WORKERS,
+} from './defaults.js';
+import { DEFAULT_ERROR_CONDITION_TYPE } from './error-condition.js';
+import type { InformerCache } from '../watch/informer-cache.js';
+import type { CoreConfig, FrameworkResource, LeaderElectionOptions, OwnedResource } from './core-config.js';
+import type { RetryPolicy } from './retry-policy.js';
+
+/**
+ * A {@link CoreConfig} with every default applied and every field checked.
+ * @category Engine: Framework and ControllerCore
+ */
+export interface ResolvedCoreConfig {
+  name: string;
+  kubeConfig: CoreConfig['kubeConfig'];
+  resource: FrameworkResource | undefined;
+  crd: KubernetesObject | undefined;
+  owns: readonly OwnedResource[];
+  workers: number;
+  minReconcileIntervalMs: number;
+  resyncPeriodMs: number;
+  finalizer: string | false;
+  pauseAnnotations: readonly string[];
+  backOffFactory: BackOffFactory;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  registry: Registry;
+  leaderElection: (Required<Omit<LeaderElectionOptions, 'identity'>> & { identity?: string }) | false;
+  collectDefaultMetrics: boolean;
+  healthServer:
+    | {
+        host: string;
+        port: number;
+        readinessChecks: Record<string, HealthCheck>;
+        livenessChecks: Record<string, HealthCheck>;
+      }
+    | false;
+  debugPage: { token?: string } | false;
+  reconcileTimeoutMs: number;
+  gracefulShutdownMs: number;
+  cacheSyncTimeoutMs: number;
+  events: boolean | undefined;
+  errorCondition: { type: string } | false;
+  informers: InformerCache | undefined;
+  retryPolicy: RetryPolicy | undefined;
+}
+
+/**
+ * How a front end's constructor is written (error messages) and its finalizer default.
+ * @category Engine: Framework and ControllerCore
+ */
+export interface CoreConfigUsage {
+  /** E.g. `new Framework({ name, resourceSets, ... })`. */
+  usage: string;
+  /** The finalizer when `config.finalizer` is not given. */
+  defaultFinalizer: (name: string) => string | false;
+}
+
+// A finalizer is a qualified name: optional DNS prefix, '/', then a name of ≤ 63 characters.
+const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+export function fail(message: string): never {
+  throw new InvalidConfigError(message);
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function nonEmptyString(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') fail(`${field} must be a non-empty string`);
+  return value;
+}
+
+function duration(value: unknown, field: string, fallback: number, allowZero = true): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    fail(
+      `${field} must be a finite number of milliseconds ${allowZero ? '>= 0' : '> 0'}; got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+export function resourceRef(value: unknown, field: string): FrameworkResource {
+  if (!isObject(value))
+    fail(
+      `${field} must be an object with apiVersion and kind (e.g. { apiVersion: 'v1', kind: 'ConfigMap' })`,
+    );
+  nonEmptyString(value.apiVersion, `${field}.apiVersion`);
+  nonEmptyString(value.kind, `${field}.kind`);
+  for (const key of ['plural', 'namespace', 'labelSelector', 'fieldSelector'] as const) {
+    if (value[key] !== undefined) nonEmptyString(value[key], `${field}.${key}`);
+  }
+  return value as unknown as FrameworkResource;
+}
+
+function isLogger(value: unknown): value is Logger {
+  return (
+    isObject(value) &&
+    ['debug', 'info', 'warn', 'error', 'child'].every((method) => typeof value[method] === 'function')
+  );
+}
+
+/**
+ * Checks the generic part of a front end's `config` and applies every default (see `defaults.ts`).
+ * Throws {@link InvalidConfigError} naming the field and what to change.
+ * @category Engine: Framework and ControllerCore
+ */
+export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): ResolvedCoreConfig {
+  if (!isObject(config)) fail(`config must be an object: ${how.usage}`);
+  const c = config;
+  const name = nonEmptyString(c.name, 'config.name');
+  if (name.length > 63 || !QUALIFIED_NAME.test(name) || name.includes('/')) {
+    fail(
+      `config.name must be at most 63 letters, digits, '-', '_' or '.', starting and ending alphanumeric; got "${name}"`,
+    );
+  }
+
+  if (
+    c.kubeConfig !== undefined &&
+    (!isObject(c.kubeConfig) || typeof c.kubeConfig.getCurrentCluster !== 'function')
+  ) {
+    fail(
+      'config.kubeConfig must be a @kubernetes/client-node KubeConfig (or left out to load KUBECONFIG / in-cluster)',
+    );
+  }
+  const resource = c.resource === undefined ? undefined : resourceRef(c.resource, 'config.resource');
+
+  let crd: KubernetesObject | undefined;
+  if (c.crd !== undefined) {
+    if (!isObject(c.crd) || c.crd.kind !== 'CustomResourceDefinition' || !isObject(c.crd.metadata)) {
+      fail(
+        'config.crd must be an apiextensions.k8s.io/v1 CustomResourceDefinition object with metadata.name',
+      );
+    }
+    nonEmptyString(c.crd.metadata.name, 'config.crd.metadata.name');
+    crd = c.crd;
+  }
+
+  let owns: readonly OwnedResource[] = [];
+  if (c.owns !== undefined) {
+    if (!Array.isArray(c.owns)) fail('config.owns must be an array of { apiVersion, kind }');
+    if (c.owns.length > 0 && resource === undefined) {
+      fail('config.owns needs config.resource: owned objects are mapped to their owner of that kind');
+    }
+    owns = c.owns.map((owned, i) => resourceRef(owned, `config.owns[${i}]`));
+  }
+
+  const workers = c.workers ?? DEFAULT_WORKERS;
+  if (!Number.isInteger(workers) || workers < 1)
+    fail(`config.workers must be an integer >= 1; got ${String(workers)}`);
+
+  let finalizer: string | false;
+  if (c.finalizer === false) finalizer = false;
+  else if (c.finalizer === undefined) finalizer = how.defaultFinalizer(name);
+  else {
+    finalizer = nonEmptyString(c.finalizer, 'config.finalizer');
+    if (!QUALIFIED_NAME.test(finalizer)) {
+      fail(
+        `config.finalizer must be a qualified name like "example.com/my-operator" (or false); got "${finalizer}"`,
+      );
+    }
+  }
+
+  let pauseAnnotations: readonly string[] = DEFAULT_PAUSE_ANNOTATIONS;
+  if (c.pauseAnnotations !== undefined) {
+    if (!Array.isArray(c.pauseAnnotations))
+      fail('config.pauseAnnotations must be an array of annotation keys');
+    pauseAnnotations = Object.freeze(
+      c.pauseAnnotations.map((key, i) => nonEmptyString(key, `config.pauseAnnotations[${i}]`)),
+    );
+  }
+
+  if (c.backOffFactory !== undefined && typeof c.backOffFactory !== 'function') {
+    fail('config.backOffFactory must be a function returning exponential-backoff options');
+  }
+  const rateLimiter =
+    c.rateLimiter ??
+    new ExponentialRateLimiter({
+      baseDelayMs: DEFAULT_REQUEUE_BASE_DELAY_MS,
+      factor: DEFAULT_REQUEUE_FACTOR,
+      maxDelayMs: DEFAULT_REQUEUE_MAX_DELAY_MS,
+    });
+  if (
+    !isObject(rateLimiter) ||
+    typeof rateLimiter.when !== 'function' ||
+    typeof rateLimiter.forget !== 'function'
+  ) {
+    fail('config.rateLimiter must implement when(key), forget(key) and numRequeues(key)');
+  }
+  if (c.logger !== undefined && !isLogger(c.logger)) {
+    fail('config.logger must have debug, info, warn, error and child methods (createLogger() gives one)');
+  }
+  const registry: unknown = c.registry;
+  if (registry !== undefined && !(registry instanceof Registry)) {
+    if (!isObject(registry) || typeof registry.metrics !== 'function') {
+      fail('config.registry must be a prom-client Registry');
+    }
+  }
+
+  let leaderElection: ResolvedCoreConfig['leaderElection'] = false;
+  if (c.leaderElection !== undefined && c.leaderElection !== false) {
+    const le = c.leaderElection as unknown;
+    if (!isObject(le)) fail('config.leaderElection must be { leaseName, namespace } or false');
+    const leaseDurationMs = duration(
+      le.leaseDurationMs,
+      'config.leaderElection.leaseDurationMs',
+      DEFAULT_LEASE_DURATION_MS,
+      false,
+    );
+    const renewDeadlineMs = duration(
+      le.renewDeadlineMs,
+      'config.leaderElection.renewDeadlineMs',
+      DEFAULT_RENEW_DEADLINE_MS,
+      false,
+    );
+    const retryPeriodMs = duration(
+      le.retryPeriodMs,
+      'config.leaderElection.retryPeriodMs',
+      DEFAULT_RETRY_PERIOD_MS,
+      false,
+    );
+    if (!(leaseDurationMs > renewDeadlineMs && renewDeadlineMs > retryPeriodMs)) {
+      fail('config.leaderElection needs leaseDurationMs > renewDeadlineMs > retryPeriodMs');
+    }
+    leaderElection = {
+      leaseName: nonEmptyString(le.leaseName, 'config.leaderElection.leaseName'),
+      namespace: nonEmptyString(le.namespace, 'config.leaderElection.namespace'),
+      leaseDurationMs,
+      renewDeadlineMs,
+      retryPeriodMs,
+    };
+    if (le.identity !== undefined)
+      leaderElection.identity = nonEmptyString(le.identity, 'config.leaderElection.identity');
+  }
+
+  let healthServer: ResolvedCoreConfig['healthServer'] = false;
+  if (c.healthServer !== undefined && c.healthServer !== false) {
+    const hs = c.healthServer as unknown;
+    if (!isObject(hs)) fail('config.healthServer must be { host?, port? } or false');
+    const port = hs.port ?? DEFAULT_HEALTH_PORT;
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
+      fail(
+        `config.healthServer.port must be an integer 0..65535 (0 = any free port); got ${JSON.stringify(port)}`,
+      );
+    }
+    const host =
+      hs.host === undefined ? defaultHealthHost() : nonEmptyString(hs.host, 'config.healthServer.host');
+    healthServer = {
+      host,
+      port,
+      readinessChecks: checks(hs.readinessChecks, 'config.healthServer.readinessChecks'),
+      livenessChecks: checks(hs.livenessChecks, 'config.healthServer.livenessChecks'),
+    };
+  }
+
+  let debugPage: ResolvedCoreConfig['debugPage'] = false;
+  if (c.debugPage === true || (c.debugPage === undefined && process.env[DEBUG_PAGE_ENV] === '1'))
+    debugPage = {};
+  else if (c.debugPage !== undefined && c.debugPage !== false) {
+    const dp = c.debugPage as unknown;
+    if (!isObject(dp)) fail('config.debugPage must be true, false or { token? }');
+    debugPage = dp.token === undefined ? {} : { token: nonEmptyString(dp.token, 'config.debugPage.token') };
+  }
+
+  if (c.events !== undefined && typeof c.events !== 'boolean') fail('config.events must be a boolean');
+
+  let errorCondition: { type: string } | false = { type: DEFAULT_ERROR_CONDITION_TYPE };
+  if (c.errorCondition === false) errorCondition = false;
+  else if (c.errorCondition !== undefined) {
+    const ec = c.errorCondition as unknown;
+    if (!isObject(ec)) fail('config.errorCondition must be { type? } or false');
+    if (ec.type !== undefined)
+      errorCondition = { type: nonEmptyString(ec.type, 'config.errorCondition.type') };
+  }
+
+  const informers: unknown = c.informers;
+  if (
+    informers !== undefined &&
+    (!isObject(informers) ||
+      typeof informers.acquire !== 'function' ||
+      typeof informers.release !== 'function')
+  ) {
+    fail('config.informers must be an InformerCache (new InformerCache({ client }))');
+  }
+  if (c.retryPolicy !== undefined && typeof c.retryPolicy !== 'function') {
+    fail(
+      'config.retryPolicy must be a function (error, attempt) => { retry, delayMs }, e.g. exponentialBackoffRetryPolicy(1000, 5)',
+    );
+  }
+
+  return {
+    name,
+    kubeConfig: c.kubeConfig,
+    resource,
+    crd,
+    owns,
+    workers,
+    minReconcileIntervalMs: duration(
+      c.minReconcileIntervalMs,
+      'config.minReconcileIntervalMs',
+      DEFAULT_MIN_RECONCILE_INTERVAL_MS,
+    ),
+    resyncPeriodMs: duration(c.resyncPeriodMs, 'config.resyncPeriodMs', DEFAULT_RESYNC_PERIOD_MS),
+    finalizer,
+    pauseAnnotations,
+    backOffFactory: c.backOffFactory ?? defaultBackOffFactory,
+    rateLimiter,
+    logger: c.logger ?? createLogger(),
+    registry: c.registry ?? new Registry(),
+    leaderElection,
+    healthServer,
+    debugPage,
+    collectDefaultMetrics: flag(c.collectDefaultMetrics, 'config.collectDefaultMetrics', true),
+    reconcileTimeoutMs: duration(
+      c.reconcileTimeoutMs,
+      'config.reconcileTimeoutMs',
+      DEFAULT_RECONCILE_TIMEOUT_MS,
+    ),
+    gracefulShutdownMs: duration(
+      c.gracefulShutdownMs,
+      'config.gracefulShutdownMs',
+      DEFAULT_GRACEFUL_SHUTDOWN_MS,
+    ),
+    cacheSyncTimeoutMs: duration(
+      c.cacheSyncTimeoutMs,
+      'config.cacheSyncTimeoutMs',
+      DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+    ),
+    events: c.events,
+    errorCondition,
+    informers: c.informers,
+    retryPolicy: c.retryPolicy,
+  };
+}
+
+/** The engine's own check names: a user check of the same name would hide one. */
+const ENGINE_CHECKS = [
+  'cache-synced',
+  'not-stopping',
+  'watches-healthy',
+  'workers-stuck',
+  'stuck-deletions',
+  'controllers',
+];
+
+function checks(value: unknown, field: string): Record<string, HealthCheck> {
+  if (value === undefined) return {};
+  if (!isObject(value)) fail(`${field} must be an object of name → () => undefined | reason`);
+  for (const [name, check] of Object.entries(value)) {
+    if (typeof check !== 'function')
+      fail(`${field}.${name} must be a function returning undefined or a reason`);
+    if (ENGINE_CHECKS.includes(name))
+      fail(`${field}.${name}: the engine has a check of that name; pick another`);
+  }
+  return value as Record<string, HealthCheck>;
+}
+
+function flag(value: unknown, field: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') fail(`${field} must be true or false; got ${JSON.stringify(value)}`);
+  return value;
+}

@@ -1,0 +1,250 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ObjectClient } from '../kube/object-client.js';
+import type { Logger } from '../observability/logger.js';
+import type { Informer } from '../watch/informer.js';
+import type { InformerCache, InformerSource } from '../watch/informer-cache.js';
+import { objectKey, type Store } from '../watch/store.js';
+import type { FrameworkResource, OwnedResource } from '../crud/framework-config.js';
+import { ownerKeys } from './owner-keys.js';
+import type { Predicate, SourceEvent } from './predicates.js';
+import { resolveServedKind } from './resolve-served-kind.js';
+import { retryWithHints } from './retry-with-hints.js';
+import { mappedKeys, type WatchSource } from './watch-source.js';
+
+/** Longest timer Node accepts (a larger one fires at once); "wait forever" is capped to it. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Where the sources report, in work-queue keys. */
+export interface SourceHandlers<Obj> {
+  /** The reconciled object was added or changed (`old`: the previous object on an update). */
+  changed(key: string, obj: Obj, old: Obj | undefined): void;
+  /** The reconciled object is gone (last known state). */
+  deleted(key: string, obj: Obj): void;
+  /** An owned or mapped object (`child`, the live view's trigger) changed: this primary needs a pass. */
+  touched(
+    key: string,
+    via: 'owned' | 'mapped',
+    event: 'add' | 'update' | 'delete',
+    kind: string,
+    child: KubernetesObject,
+  ): void;
+  /** A predicate or mapper failed or returned garbage: logged and counted, the event dropped. */
+  sourceError(source: string, error: unknown): void;
+}
+
+/** Everything a controller watches. */
+export interface SourceSpec<Obj extends KubernetesObject> {
+  resource: FrameworkResource;
+  owns: readonly OwnedResource[];
+  watches: readonly WatchSource[];
+  predicates: readonly Predicate<Obj>[];
+}
+
+function group(apiVersion: string): string {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/**
+ * Cache key of a kind: group and kind (a core `Service` and a knative `Service` stay apart).
+ * @category Engine: Framework and ControllerCore
+ */
+export function groupKind(apiVersion: string, kind: string): string {
+  return `${group(apiVersion)}/${kind}`;
+}
+
+/**
+ * The watches of one controller: the reconciled kind, owned kinds (→ owner key by ownerReference) and
+ * mapped sources (→ keys from `map`), each filtered by its predicates. Informers come from an
+ * {@link InformerCache}, so controllers of one process share them; caches are keyed by group and kind,
+ * and several (namespace- or label-partitioned) informers may feed one kind.
+ */
+export class SourceSet<Obj extends KubernetesObject> {
+  private readonly byKind = new Map<string, Informer[]>();
+  private readonly acquired: Informer[] = [];
+  private readonly unsubscribe: (() => void)[] = [];
+  private primaryInformer: Informer<Obj> | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly informers: InformerCache,
+  ) {}
+
+  /** Cache of the reconciled kind (undefined before `start`). */
+  get primary(): Store<Obj> | undefined {
+    return this.primaryInformer?.store;
+  }
+
+  /**
+   * Cache of a watched kind: by `kind` and `apiVersion` (group match, any version), or by `kind`
+   * alone (the first watched kind of that name). With several partitioned informers for one kind, the
+   * first one's store.
+   */
+  cache(kind: string, apiVersion?: string): Store | undefined {
+    if (apiVersion !== undefined) return this.byKind.get(groupKind(apiVersion, kind))?.[0]?.store;
+    for (const [gk, list] of this.byKind) if (gk.endsWith(`/${kind}`)) return list[0]?.store;
+    return undefined;
+  }
+
+  /** The first watch currently failing, as a readiness reason. */
+  problem(): string | undefined {
+    for (const [gk, list] of this.byKind) {
+      for (const informer of list) {
+        const err = informer.watcher.lastSyncError;
+        if (err !== undefined) return `watch of ${gk} failing: ${err.message}`;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Resolves the reconciled kind (retrying with a clear log line while it is not served), starts every
+   * watch and resolves once all caches are synced; rejects when `deadline` aborts or after
+   * `syncTimeoutMs` (0 = never).
+   */
+  async start(
+    client: ObjectClient,
+    spec: SourceSpec<Obj>,
+    handlers: SourceHandlers<Obj>,
+    deadline: AbortSignal,
+    syncTimeoutMs: number,
+  ): Promise<void> {
+    const { resource } = spec;
+    const served = (ref: { apiVersion: string; kind: string }) =>
+      retryWithHints(`watching ${ref.kind} (${ref.apiVersion})`, this.logger, deadline, () =>
+        resolveServedKind(client, ref),
+      );
+    // Owned and mapped kinds are not checked here: their informers may list through another server (the
+    // informer cache's); one that never syncs fails start() at the sync timeout, named.
+    const resolved = await served(resource);
+    const primary = this.add<Obj>({ ...resource, plural: resource.plural ?? resolved.plural });
+    this.primaryInformer = primary;
+    const passes = filter(spec.predicates, 'primary', handlers);
+    this.subscribe(primary, {
+      add: (obj) => {
+        if (passes({ type: 'add', object: obj })) handlers.changed(objectKey(obj), obj, undefined);
+      },
+      update: (old, obj) => {
+        if (passes({ type: 'update', old, object: obj })) handlers.changed(objectKey(obj), obj, old);
+      },
+      delete: (obj) => {
+        if (passes({ type: 'delete', object: obj })) handlers.deleted(objectKey(obj), obj);
+      },
+    });
+    for (const owned of spec.owns) {
+      const ref: InformerSource = { ...owned };
+      if (ref.namespace === undefined && resource.namespace !== undefined) ref.namespace = resource.namespace;
+      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
+        for (const key of ownerKeys(obj, resource, resolved.namespaced)) {
+          handlers.touched(key, 'owned', event, owned.kind, obj);
+        }
+      };
+      this.subscribe(this.add(ref), {
+        add: (obj) => {
+          touch(obj, 'add');
+        },
+        update: (old, obj) => {
+          touch(old, 'update');
+          touch(obj, 'update');
+        },
+        delete: (obj) => {
+          touch(obj, 'delete');
+        },
+      });
+    }
+    for (const source of spec.watches) {
+      const name = `${source.kind} (${source.apiVersion})`;
+      const sourcePasses = filter(source.predicates ?? [], name, handlers);
+      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
+        let keys: string[] | string;
+        try {
+          keys = mappedKeys(source.map(obj));
+        } catch (err) {
+          handlers.sourceError(name, err);
+          return;
+        }
+        if (typeof keys === 'string') handlers.sourceError(name, new TypeError(keys));
+        else for (const key of keys) handlers.touched(key, 'mapped', event, source.kind, obj);
+      };
+      const ref: InformerSource = { apiVersion: source.apiVersion, kind: source.kind };
+      for (const field of ['plural', 'namespace', 'labelSelector', 'fieldSelector'] as const) {
+        const value = source[field];
+        if (value !== undefined) ref[field] = value;
+      }
+      this.subscribe(this.add(ref), {
+        add: (obj) => {
+          if (sourcePasses({ type: 'add', object: obj })) touch(obj, 'add');
+        },
+        update: (old, obj) => {
+          if (!sourcePasses({ type: 'update', old, object: obj })) return;
+          touch(old, 'update');
+          touch(obj, 'update');
+        },
+        delete: (obj) => {
+          if (sourcePasses({ type: 'delete', object: obj })) touch(obj, 'delete');
+        },
+      });
+    }
+    const timeout = syncTimeoutMs > 0 ? Math.min(syncTimeoutMs, MAX_TIMER_MS) : MAX_TIMER_MS;
+    await Promise.all(this.acquired.map((informer) => informer.waitForSync(deadline, timeout)));
+  }
+
+  /** The kinds (`Kind.group`) whose watch has not synced yet, each with its last list error if any. */
+  unsynced(): { kind: string; error: Error | undefined }[] {
+    const out: { kind: string; error: Error | undefined }[] = [];
+    for (const [gk, list] of this.byKind) {
+      const waiting = list.find((informer) => !informer.synced);
+      if (waiting !== undefined) out.push({ kind: gk, error: waiting.watcher.lastSyncError });
+    }
+    return out;
+  }
+
+  /** Stops listening and gives every informer back to the cache (the last user stops the watch). */
+  async stop(): Promise<void> {
+    for (const off of this.unsubscribe.splice(0)) off();
+    const informers = this.acquired.splice(0);
+    await Promise.allSettled(informers.map((informer) => this.informers.release(informer)));
+  }
+
+  private add<T extends KubernetesObject>(ref: InformerSource): Informer<T> {
+    const informer = this.informers.acquire<T>(ref);
+    this.acquired.push(informer as unknown as Informer);
+    const gk = groupKind(ref.apiVersion, ref.kind);
+    const list = this.byKind.get(gk) ?? [];
+    if (!list.includes(informer as unknown as Informer)) list.push(informer as unknown as Informer);
+    this.byKind.set(gk, list);
+    return informer;
+  }
+
+  private subscribe<T extends KubernetesObject>(
+    informer: Informer<T>,
+    h: { add: (obj: T) => void; update: (old: T, obj: T) => void; delete: (obj: T) => void },
+  ): void {
+    informer.on('add', h.add);
+    informer.on('update', h.update);
+    informer.on('delete', h.delete);
+    this.unsubscribe.push(() => {
+      informer.off('add', h.add);
+      informer.off('update', h.update);
+      informer.off('delete', h.delete);
+    });
+  }
+}
+
+/** All predicates of a list as one check; a throwing predicate drops the event and is reported. */
+function filter<T extends KubernetesObject>(
+  list: readonly Predicate<T>[],
+  source: string,
+  handlers: SourceHandlers<never>,
+): (event: SourceEvent<T>) => boolean {
+  if (list.length === 0) return () => true;
+  return (event) => {
+    try {
+      for (const p of list) if (!p(event)) return false;
+      return true;
+    } catch (err) {
+      handlers.sourceError(source, err);
+      return false;
+    }
+  };
+}

@@ -1,0 +1,25 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { isKubeConfigNotFound, loadKubeConfig } from './kube-config.js';
+import { ObjectClient } from './object-client.js';
+
+/**
+ * The framework's client: on `kubeConfig` when given, else on the kubeconfig kubectl would find.
+ * Without any, undefined when `needsApi` is false (a framework fed only through updateFunc), else an
+ * InvalidConfigError saying where a configuration is looked for.
+ */
+export function makeClient(
+  name: string,
+  kubeConfig: KubeConfig | undefined,
+  needsApi: boolean,
+): ObjectClient | undefined {
+  const userAgent = `reconcilekit/${name}`;
+  if (kubeConfig !== undefined) return new ObjectClient({ kubeConfig, userAgent });
+  try {
+    return new ObjectClient({ kubeConfig: loadKubeConfig(), userAgent });
+  } catch (err) {
+    if (!isKubeConfigNotFound(err)) throw err;
+    if (needsApi) throw new InvalidConfigError(`config.kubeConfig: ${err.message}`, { cause: err });
+    return undefined;
+  }
+}
