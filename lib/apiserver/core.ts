@@ -5,6 +5,7 @@ import { metadataOf, objectAt, stringAt } from './json.js';
 import type { Registry } from './registry.js';
 import type { ObjectStore } from './store.js';
 import type { WatchHub } from './watch-hub.js';
+import type { WebhookSettings } from './webhooks/admission-dispatcher.js';
 
 /** Optional log sink: the server stays dependency-free and logs only through this. */
 export type ApiServerLog = (
@@ -37,6 +38,8 @@ export interface ApiServerCore {
   durable(): Promise<void>;
   /** Asks the background controllers (GC, namespaces, CRD cleanup) to run soon. */
   kick(): void;
+  /** Admission and conversion webhooks are called (set by startApiServer; absent in unit tests). */
+  webhooks?: WebhookSettings;
 }
 
 /** Lifecycle of a namespace as object creation sees it. */

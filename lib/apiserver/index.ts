@@ -21,13 +21,9 @@ export {
   type IssueOptions,
 } from './tls/certificate-authority.js';
 export type { AuthenticationRequest, ClientIdentity } from './tls/authentication.js';
-export {
-  DEFAULT_MAX_REQUESTS_IN_FLIGHT,
-  DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT,
-} from './in-flight-limit.js';
-export { ApiServerConfigError, isApiServerConfigError, isLoopbackHost } from './server-config-error.js';
 export { Faults, type FaultRule, type FaultHandle, type FaultTarget } from './faults.js';
 export type { ApiServerLog } from './core.js';
+export type { WebhookServiceResolver } from './webhooks/webhook-endpoint.js';
 export type { Clock } from './clock.js';
 export { DEFAULT_MAX_BODY_BYTES } from './http-io.js';
 export { DEFAULT_WATCH_BUFFER_BYTES } from './watch-stream.js';

@@ -6,6 +6,10 @@ import { typeKey, type ResourceType } from './resource-type.js';
 import { normalizeTimeFields } from './time-fields.js';
 import { badRequest, invalid } from './status.js';
 import { checkBuiltIn } from './builtin/built-in-rules.js';
+import {
+  isWebhookConfigurationType,
+  prepareWebhookConfiguration,
+} from './webhooks/webhook-configurations.js';
 
 export function isCrdType(type: ResourceType): boolean {
   return type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions';
@@ -43,6 +47,7 @@ export function prepareKind(
     if (previous === undefined) obj.status = { phase: 'Active' };
     return;
   }
+  if (isWebhookConfigurationType(type)) prepareWebhookConfiguration(type, obj);
   if (type.builtin) {
     const check = checkBuiltIn(type.group, type.kind, obj, previous);
     if (check.decodeError !== undefined) throw badRequest(check.decodeError);

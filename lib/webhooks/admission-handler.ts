@@ -131,7 +131,18 @@ export async function answerAdmission(
     const status: AdmissionStatus = { status: 'Failure', code: rejection.code, message: rejection.message };
     if (rejection.reason !== '') status.reason = rejection.reason;
     if (rejection.causes.length > 0) {
+      // As apimachinery's NewInvalid: kubectl then prints `The Widget "w" is invalid: <field>: <message>`.
+      const object = request.object ?? request.oldObject ?? {};
+      const meta = (isObject(object.metadata) ? object.metadata : {}) as { name?: unknown };
+      const name = typeof meta.name === 'string' ? meta.name : (request.name ?? '');
+      const { group, kind } = request.kind;
+      if (rejection.code === 422) {
+        status.message = `${group === '' ? kind : `${kind}.${group}`} ${JSON.stringify(name)} is invalid: ${rejection.message}`;
+      }
       status.details = {
+        name,
+        ...(group === '' ? {} : { group }),
+        kind,
         causes: rejection.causes.map((c) => ({
           reason: c.reason ?? 'FieldValueInvalid',
           message: c.message,

@@ -164,8 +164,11 @@ describe('webhook server', () => {
       status: 'Failure',
       code: 422,
       reason: 'Invalid',
-      message: 'spec.replicas: Invalid value: 11: must be at most 10',
+      message: 'Widget.example.com "w" is invalid: spec.replicas: Invalid value: 11: must be at most 10',
       details: {
+        name: 'w',
+        group: 'example.com',
+        kind: 'Widget',
         causes: [
           {
             reason: 'FieldValueInvalid',

@@ -171,6 +171,11 @@ export interface AdmitOptions {
    * CEL rules see the stored status, never the one the client sent.
    */
   statusFrom?: JsonObject;
+  /**
+   * false: prune and default only (what kube's decoder does), leaving schema and CEL validation for after
+   * the mutating admission webhooks. Default true.
+   */
+  validate?: boolean;
 }
 
 /**
@@ -198,6 +203,7 @@ export function admitSchema(
   }
   reportUnknownFields(ctx, unknown);
   applySchemaDefaults(body, bodySchema);
+  if (opts.validate === false) return { apiVersion, kind, metadata: meta, ...body };
   if (opts.statusFrom !== undefined) {
     // k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go PrepareForUpdate runs after
     // the decoder pruned and defaulted the body and before ValidateUpdate.

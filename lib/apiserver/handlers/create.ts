@@ -24,6 +24,7 @@ import {
 import { presentObject, toStorage } from './presentation.js';
 import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
 import { parseObjectBody, typeMetaMismatch } from './decode-errors.js';
+import { requestAdmission } from '../webhooks/request-admission.js';
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const GENERATE_ATTEMPTS = 8;
@@ -36,7 +37,7 @@ function generateName(prefix: string): string {
 }
 
 /** POST to a collection. */
-export function handleCreate(ctx: RequestContext): Reply {
+export function handleCreate(ctx: RequestContext): Reply | Promise<Reply> {
   if (ctx.info.subresource !== undefined || ctx.info.name !== undefined) throw methodNotAllowed();
   if (ctx.type.namespaced && ctx.info.namespace === undefined) {
     throw methodNotAllowed(`${ctx.type.resource} must be created in a namespace`);
@@ -51,14 +52,36 @@ export function handleCreate(ctx: RequestContext): Reply {
   return createObject(ctx, obj, { managedFieldsSet: false });
 }
 
-/** The create path shared by POST and server-side apply of a missing object. */
+/**
+ * The create path shared by POST and server-side apply of a missing object. Synchronous unless admission
+ * webhooks are configured; then mutating webhooks see the decoded and defaulted object, validation runs
+ * on what they left, and validating webhooks see the object as it would be stored.
+ */
 export function createObject(
   ctx: RequestContext,
   input: JsonObject,
   opts: { managedFieldsSet: boolean },
-): Reply {
+): Reply | Promise<Reply> {
+  const obj = prepareCreate(ctx, input, opts);
+  const admission = requestAdmission(ctx, 'CREATE');
+  if (admission === undefined) return commitCreate(ctx, stageCreate(ctx, admitSchema(ctx, obj), opts));
+  return (async () => {
+    const defaulted = admitSchema(ctx, obj, undefined, { validate: false });
+    const mutated = (await admission.mutate(defaulted)) ?? defaulted;
+    const staged = stageCreate(ctx, admitSchema(ctx, mutated), opts);
+    await admission.validate(staged.object);
+    return commitCreate(ctx, staged);
+  })();
+}
+
+/** Checks before admission: no resourceVersion, a name, a live namespace; strips server-set fields. */
+function prepareCreate(
+  ctx: RequestContext,
+  input: JsonObject,
+  opts: { managedFieldsSet: boolean },
+): JsonObject {
   const { core, type } = ctx;
-  let obj = input;
+  const obj = input;
   const meta = metadataOf(obj);
   obj.metadata = meta;
   if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
@@ -111,8 +134,26 @@ export function createObject(
   if (!opts.managedFieldsSet) delete meta.managedFields;
   if (type.statusSubresource && !isNamespaceType(type) && !isCrdType(type)) delete obj.status;
   if (type.namespaced) meta.namespace = ctx.info.namespace;
-  obj = admitSchema(ctx, obj);
+  return obj;
+}
+
+interface StagedCreate {
+  /** In the request's version, as validating webhooks see it. */
+  object: JsonObject;
+  /** In the storage version. */
+  storable: JsonObject;
+}
+
+/** After admission: kind rules, the name (generateName), ObjectMeta checks, uid, timestamps, managedFields. */
+function stageCreate(
+  ctx: RequestContext,
+  admitted: JsonObject,
+  opts: { managedFieldsSet: boolean },
+): StagedCreate {
+  const { core, type } = ctx;
+  let obj = admitted;
   const finalMeta = metadataOf(obj);
+  const generate = stringAt(finalMeta, 'generateName');
   prepareKind(core, type, obj);
   const now = core.clock();
   const usesGenerate = (finalMeta.name === undefined || finalMeta.name === '') && generate !== undefined;
@@ -137,7 +178,16 @@ export function createObject(
       kind: kindRefOf(ctx),
     });
   }
-  const storable = normalizeObjectMeta(toStorage(ctx, obj));
+  return { object: obj, storable: normalizeObjectMeta(toStorage(ctx, obj)) };
+}
+
+function commitCreate(ctx: RequestContext, staged: StagedCreate): Reply {
+  const { core, type } = ctx;
+  const storable = staged.storable;
+  const name = stringAt(metadataOf(storable), 'name') ?? '';
+  const existing = core.store.get(typeKey(type), ctx.info.namespace, name);
+  if (existing)
+    throw alreadyExists(type, name, stringAt(metadataOf(existing), 'deletionTimestamp') !== undefined);
   if (isDryRun(ctx)) {
     return { code: 201, body: presentObject(ctx, storable) };
   }

@@ -1,4 +1,5 @@
 import type { Reply } from '../http-io.js';
+import { requestAdmission, StaleWriteError } from '../webhooks/request-admission.js';
 import { parseJsonObject } from '../http-io.js';
 import { display, metadataOf, objectAt, stringAt, type JsonObject } from '../json.js';
 import { deleteObject, type PropagationPolicy } from '../object-lifecycle.js';
@@ -97,7 +98,7 @@ function deleteOne(
 }
 
 /** DELETE of one object. */
-export function handleDelete(ctx: RequestContext): Reply {
+export function handleDelete(ctx: RequestContext): Reply | Promise<Reply> {
   if (ctx.info.subresource !== undefined) throw methodNotAllowed();
   const options = deleteOptionsOf(ctx);
   if (
@@ -112,7 +113,23 @@ export function handleDelete(ctx: RequestContext): Reply {
     });
   }
   const current = currentObject(ctx);
-  const result = deleteOne(ctx, current, options);
+  const admission = requestAdmission(ctx, 'DELETE', presentObject(ctx, current));
+  if (admission === undefined) return deleteReply(ctx, current, deleteOne(ctx, current, options));
+  return (async () => {
+    await admission.mutate(undefined);
+    await admission.validate(undefined);
+    const now = currentObject(ctx);
+    const stale = metadataOf(now).resourceVersion !== metadataOf(current).resourceVersion;
+    if (stale && options.resourceVersion === undefined) throw new StaleWriteError();
+    return deleteReply(ctx, now, deleteOne(ctx, now, options));
+  })();
+}
+
+function deleteReply(
+  ctx: RequestContext,
+  current: JsonObject,
+  result: { object: JsonObject; deleted: boolean },
+): Reply {
   if (result.deleted && !ctx.type.deleteReturnsObject) {
     return { code: 200, body: deleteSuccess(ctx.type, nameOf(current), String(metadataOf(current).uid)) };
   }

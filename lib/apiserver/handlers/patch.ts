@@ -67,7 +67,7 @@ function patchFailure(e: unknown): never {
 }
 
 /** PATCH of an object or its status/scale subresource. */
-export function handlePatch(ctx: RequestContext): Reply {
+export function handlePatch(ctx: RequestContext): Reply | Promise<Reply> {
   // kube: built-in collections have no PATCH route (405); the custom-resource handler serves the
   // collection path and rejects the missing name (k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go).
   if (ctx.info.name === undefined)
@@ -118,7 +118,7 @@ export function handlePatch(ctx: RequestContext): Reply {
   return updateObject(ctx, current, patched, { requireRv: false });
 }
 
-function applyPatch(ctx: RequestContext, current: JsonObject | undefined): Reply {
+function applyPatch(ctx: RequestContext, current: JsonObject | undefined): Reply | Promise<Reply> {
   const manager = ctx.query.get('fieldManager');
   if (manager === null || manager === '') {
     throw badRequest(

@@ -26,6 +26,7 @@ import { presentObject, toStorage } from './presentation.js';
 import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
 import { scaleOf, scaleToObject } from './scale.js';
 import { parseObjectBody, typeMetaMismatch } from './decode-errors.js';
+import { checkUnchanged, requestAdmission } from '../webhooks/request-admission.js';
 import { patchUidImmutable, updateUidConflict } from './preconditions.js';
 
 const SERVER_MANAGED = [
@@ -53,7 +54,7 @@ export function currentObject(ctx: RequestContext): JsonObject {
 }
 
 /** PUT to an object or its status/scale/finalize subresource. */
-export function handleUpdate(ctx: RequestContext): Reply {
+export function handleUpdate(ctx: RequestContext): Reply | Promise<Reply> {
   if (ctx.info.name === undefined) throw methodNotAllowed();
   const body = parseObjectBody(ctx);
   if (ctx.info.subresource !== 'scale') {
@@ -93,13 +94,45 @@ function withoutMeta(obj: JsonObject, dropStatus: boolean): JsonObject {
   return rest;
 }
 
-/** Shared by PUT and PATCH: subresource isolation, preconditions, validation, generation, commit. */
+/**
+ * Shared by PUT and PATCH: subresource isolation, preconditions, validation, generation, commit.
+ * Synchronous unless admission webhooks are configured: then mutating webhooks see the decoded and
+ * defaulted candidate, validation runs on what they left, validating webhooks see the object as it would
+ * be stored, and the write commits only if the stored object did not change meanwhile (else it starts
+ * over, or answers 409 when the request named a resourceVersion).
+ */
 export function updateObject(
   ctx: RequestContext,
   current: JsonObject,
   candidate: JsonObject,
   opts: UpdateOptions,
-): Reply {
+): Reply | Promise<Reply> {
+  const sub = ctx.info.subresource;
+  const admission =
+    sub === undefined || sub === 'status'
+      ? requestAdmission(ctx, 'UPDATE', presentObject(ctx, current))
+      : undefined;
+  if (admission === undefined) return commitStaged(ctx, current, stageUpdate(ctx, current, candidate, opts));
+  return (async () => {
+    const old = presentObject(ctx, current);
+    const copy = { ...candidate, metadata: { ...metadataOf(candidate) } };
+    const defaulted = admitSchema(ctx, copy, old, { validate: false });
+    const mutated = (await admission.mutate(defaulted)) ?? defaulted;
+    const staged = stageUpdate(ctx, current, mutated, opts);
+    await admission.validate(presentObject(ctx, staged));
+    const rv = metadataOf(candidate).resourceVersion;
+    checkUnchanged(ctx, current, rv !== undefined && rv !== '');
+    return commitStaged(ctx, current, staged);
+  })();
+}
+
+/** Everything of an update up to the commit: the object to store, in the request's version. */
+function stageUpdate(
+  ctx: RequestContext,
+  current: JsonObject,
+  candidate: JsonObject,
+  opts: UpdateOptions,
+): JsonObject {
   const { core, type } = ctx;
   const sub = ctx.info.subresource;
   const cm = metadataOf(current);
@@ -205,6 +238,12 @@ export function updateObject(
     if (sub !== undefined) options.subresource = sub;
     next = recordUpdate(presentObject(ctx, current), presentObject(ctx, next), options);
   }
+  return next;
+}
+
+function commitStaged(ctx: RequestContext, current: JsonObject, next: JsonObject): Reply {
+  const { core, type } = ctx;
+  const sub = ctx.info.subresource;
   const result = commitUpdate(core, type, current, normalizeObjectMeta(toStorage(ctx, next)), isDryRun(ctx));
   if (!result.deleted && result.changed && !isDryRun(ctx)) afterKindWrite(core, type, result.object);
   if (sub === 'scale') return { code: 200, body: scaleOf(ctx, result.object) };
