@@ -60,9 +60,9 @@ export {
 } from './context/flags.js';
 export type { KubeObject } from './crud/resource/kube-object.js';
 export type { Resource } from './crud/resource/resource.js';
+export type { Awaitable } from './util/awaitable.js';
 export {
   CRUD_STEPS,
-  type Awaitable,
   type CRUDResourceOps,
   type CRUDStep,
   type MaybePatch,

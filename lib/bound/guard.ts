@@ -1,7 +1,7 @@
 import { ConditionLockedError } from '../errors/condition-locked-error.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { isStaleObject } from '../errors/stale-object-error.js';
-import type { Awaitable } from '../crud/resource/crud-resource-ops.js';
+import type { Awaitable } from '../util/awaitable.js';
 import type { StatusCondition, StatusConditionInput } from '../status/status-conditions.js';
 import {
   boundConditionMessage,

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReconcileContext } from '../context/reconcile-context.js';
-import type { Awaitable } from '../crud/resource/crud-resource-ops.js';
+import type { Awaitable } from '../util/awaitable.js';
 
 /**
  * Why a reconcile function is called.

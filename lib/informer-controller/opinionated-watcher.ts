@@ -5,7 +5,7 @@ import { clientKey } from '../engine/context-keys.js';
 import { hasFinalizer } from '../engine/finalizer-patch.js';
 import { addFinalizer, removeFinalizer } from '../engine/finalizers.js';
 import type { ObjectClient } from '../kube/object-client.js';
-import type { Awaitable } from '../crud/resource/crud-resource-ops.js';
+import type { Awaitable } from '../util/awaitable.js';
 import { defaultBackOffFactory, type BackOffFactory } from '../util/backoff.js';
 import {
   checkFinalizerName,

@@ -6,7 +6,7 @@ import type {
   ReconcileResult,
   Reconciler,
 } from '../controller/reconcile-types.js';
-import type { Awaitable } from '../crud/resource/crud-resource-ops.js';
+import type { Awaitable } from '../util/awaitable.js';
 import { CannotCastError } from './informer-errors.js';
 
 type Outcome = Awaitable<ReconcileResult | undefined | void>; // eslint-disable-line @typescript-eslint/no-invalid-void-type -- as ReconcileFunction

@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import type { ReconcileRequest, ReconcileResult } from '../controller/reconcile-types.js';
-import type { Awaitable } from '../crud/resource/crud-resource-ops.js';
+import type { Awaitable } from '../util/awaitable.js';
 
 /**
  * What a step returns: nothing (go on), or a {@link ReconcileResult}. A result with `requeueAfterMs` ends

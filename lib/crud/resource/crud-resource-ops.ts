@@ -1,4 +1,5 @@
 import type { ReconcileContext } from '../../context/reconcile-context.js';
+import type { Awaitable } from '../../util/awaitable.js';
 import type { KubeObject } from './kube-object.js';
 import type { Patch } from './patch.js';
 
@@ -7,12 +8,6 @@ import type { Patch } from './patch.js';
  * @category CRUD resources
  */
 export type MaybePatch<Change> = Patch<Change> | undefined | null;
-
-/**
- * A value or a promise of it: every CRUD step may be sync or async.
- * @category CRUD resources
- */
-export type Awaitable<T> = T | Promise<T>;
 
 /**
  * The eight members a user implements to get a {@link CRUDResource}. Every step receives the same `obj`.

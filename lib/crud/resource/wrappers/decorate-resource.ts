@@ -1,5 +1,6 @@
 import type { ReconcileContext } from '../../../context/reconcile-context.js';
-import type { Awaitable, CRUDResourceOps, CRUDStep } from '../crud-resource-ops.js';
+import type { Awaitable } from '../../../util/awaitable.js';
+import type { CRUDResourceOps, CRUDStep } from '../crud-resource-ops.js';
 import { CRUDResource } from '../crud-resource.js';
 import type { Resource } from '../resource.js';
 import { WrappedCRUDResource } from './wrapped-crud-resource.js';
