@@ -1,9 +1,17 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ReconcileOutcome } from '../engine/pass-runner.js';
 import { errorMessage } from '../errors/error-message.js';
 import type { PassTrace } from '../context/pass-trace.js';
 import type { HistoryRecorder, PassRecord } from './history-recorder.js';
 import type { PassTrigger } from './pass-trigger.js';
+
+/**
+ * What the live view keeps of a pass's outcome: its result and, for a failure, the error. The engine's
+ * outcome type fits it structurally, so the live view needs nothing from the engine.
+ */
+export interface RecordedOutcome {
+  readonly result: string;
+  readonly error?: unknown;
+}
 
 /** Records one finished pass (names, result, timing, trigger, step durations, error message only). */
 export function recordPass(
@@ -13,7 +21,7 @@ export function recordPass(
   startedAt: number,
   attempt: number,
   obj: KubernetesObject | undefined,
-  outcome: ReconcileOutcome,
+  outcome: RecordedOutcome,
   nextAt: number | undefined,
   trigger: PassTrigger,
   trace: PassTrace | undefined,

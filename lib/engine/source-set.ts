@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Informer } from '../watch/informer.js';
 import type { InformerCache, InformerSource } from '../watch/informer-cache.js';
 import { objectKey, type Store } from '../watch/store.js';
-import type { FrameworkResource, OwnedResource } from '../crud/framework-config.js';
+import type { FrameworkResource, OwnedResource } from './core-config.js';
 import { ownerKeys } from './owner-keys.js';
 import type { Predicate, SourceEvent } from './predicates.js';
 import { resolveServedKind } from './resolve-served-kind.js';

@@ -4,8 +4,7 @@ import https from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildKubeconfig } from '../apiserver/kubeconfig.js';
-import { CertificateAuthority } from '../apiserver/tls/certificate-authority.js';
+import { buildKubeconfig, CertificateAuthority } from '../apiserver/index.js';
 import { resolveEnvtestAssets, type EnvtestAssets } from './envtest-assets.js';
 import { SupervisedProcess } from './supervised-process.js';
 
