@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { startApiServer, type ApiServer } from '../apiserver/index.js';
+import type { ApiServer } from '../apiserver/index.js';
 import { ensureCrd } from '../kube/ensure-crd.js';
 import { isAlreadyExists } from '../kube/api-error.js';
 import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
@@ -197,7 +197,8 @@ export class DeclarativeOperator {
   }
 
   private async run(): Promise<void> {
-    this.apiServer ??= this.ownedServer = await startApiServer();
+    // Loaded on first start: importing the package must not load the embedded server.
+    this.apiServer ??= this.ownedServer = await (await import('../apiserver/index.js')).startApiServer();
     const viewKc = new KubeConfig();
     viewKc.loadFromString(this.apiServer.kubeconfig);
     let clusterKc = this.options.kubeConfig;

@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { startApiServer, type ApiServer } from '../apiserver/index.js';
+import type { ApiServer } from '../apiserver/index.js';
 import { isNotFound } from '../kube/api-error.js';
 import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';
@@ -171,7 +171,8 @@ export class OperatorGroup {
     if (this.running) return;
     this.running = true;
     if (this.apiServer === undefined) {
-      this.apiServer = this.ownedServer = await startApiServer();
+      // Loaded on first start: importing the package must not load the embedded server.
+      this.apiServer = this.ownedServer = await (await import('../apiserver/index.js')).startApiServer();
       for (const op of this.operators.values()) op.setApiServer(this.apiServer);
     }
     this.ensureClients();
