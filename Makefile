@@ -16,6 +16,7 @@ build: install
 
 lint: install
 	npx eslint .
+	node scripts/check-imports.mjs
 	npx prettier --check .
 	npx tsc -p tsconfig.json --noEmit
 

@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerConfigs } from './eslint-layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '.ci/', 'docs/api/', 'scripts/'] },
@@ -25,6 +26,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
     },
   },
+  // The layer table of docs/architecture.md (eslint-layers.js).
+  ...layerConfigs(),
   {
     // Tests exercise error paths and untyped wire data on purpose.
     files: ['spec/**/*.ts', 'bench/**/*.ts'],
@@ -40,7 +43,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'eslint.config.js'],
+    files: ['bin/**/*.js', 'eslint.config.js', 'eslint-layers.js'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
