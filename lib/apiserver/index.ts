@@ -21,6 +21,11 @@ export {
   type IssueOptions,
 } from './tls/certificate-authority.js';
 export type { AuthenticationRequest, ClientIdentity } from './tls/authentication.js';
+export {
+  DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+  DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT,
+} from './in-flight-limit.js';
+export { ApiServerConfigError, isApiServerConfigError, isLoopbackHost } from './server-config-error.js';
 export { Faults, type FaultRule, type FaultHandle, type FaultTarget } from './faults.js';
 export type { ApiServerLog } from './core.js';
 export type { WebhookServiceResolver } from './webhooks/webhook-endpoint.js';

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ConnectionGuard } from './connection-guard.js';
 import type { ApiServerCore } from './core.js';
 import {
   aggregatedDiscovery,
@@ -17,6 +18,7 @@ import { checkDryRunValues, type RequestContext } from './handlers/request-conte
 import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
 import { readBody, sendError, sendJson, type Reply } from './http-io.js';
+import type { InFlightLimit } from './in-flight-limit.js';
 import { OPENAPI_V2_PROTOBUF_TYPE, openApiV2Json, openApiV2Protobuf } from './openapi.js';
 import { openApiV3Document, openApiV3Root } from './openapi-v3.js';
 import { decodeProtobufBody, PROTOBUF_CONTENT_TYPE } from './protobuf-body.js';
@@ -57,6 +59,12 @@ export interface RouterOptions {
   hostPort: () => string;
   /** Who a request is and which tokens are valid, for the review APIs; default everyone is anonymous. */
   review?: ReviewAuthentication;
+  /** Told when a request begins and when its connection authenticated; default none. */
+  connections?: ConnectionGuard;
+  /** kube's max-in-flight limits (429 past them); default none. */
+  inFlight?: InFlightLimit;
+  /** Whether the request's user is in `system:masters` (never refused by the in-flight limits). */
+  privileged?: (req: IncomingMessage) => boolean;
 }
 
 const NO_AUTHENTICATION: ReviewAuthentication = { identify: () => ANONYMOUS, tokenUser: () => undefined };
@@ -83,16 +91,21 @@ export function createRouter(
   options: RouterOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const admitted = (verb: string): boolean =>
+      options.inFlight?.admit(verb, () => options.privileged?.(req) === true, res) ?? true;
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
-    if (options.authenticate !== undefined && !PUBLIC_PATHS.has(path) && !options.authenticate(req)) {
-      throw unauthorized();
+    const isPublic = PUBLIC_PATHS.has(path);
+    if (!isPublic) {
+      if (options.authenticate !== undefined && !options.authenticate(req)) throw unauthorized();
+      options.connections?.authenticated(req);
     }
     if (!METHODS.has(method)) throw methodNotAllowed();
     const accept = req.headers.accept;
     const nonResource = nonResourceReply(core, options, method, path, accept ?? '');
     if (nonResource !== undefined) {
+      if (!isPublic && !admitted(isRead(method) ? 'get' : 'create')) return;
       if (nonResource === 'openapi-v2') {
         const wantsJsonOnly = accept?.includes('application/json') === true && !accept.includes('protobuf');
         if (wantsJsonOnly) {
@@ -130,6 +143,7 @@ export function createRouter(
     }
     const resolved = core.registry.resolve(info.group, info.version, info.resource);
     if (!resolved) throw pathNotFound();
+    if (!admitted(info.verb)) return;
     if (!resolved.type.namespaced && info.namespace !== undefined) throw pathNotFound();
     // A deprecated CRD version warns on every request to it, failed ones included (kube adds the warning
     // before serving: k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go).
@@ -187,6 +201,7 @@ export function createRouter(
     sendJson(res, reply.code, reply.body, headers);
   };
   return (req, res) => {
+    options.connections?.requestStarted(req, res);
     handle(req, res).catch((e: unknown) => {
       const error = isApiError(e) ? e : internalError(e instanceof Error ? e.message : String(e));
       if (!isApiError(e)) core.log('error', 'request failed', { error: String(e), url: req.url ?? '' });
@@ -259,6 +274,10 @@ type NonResource = Reply | string | undefined;
 function sendPageNotFound(res: ServerResponse): void {
   res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
   res.end('404 page not found\n');
+}
+
+function isRead(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
 }
 
 function nonResourceReply(

@@ -1,23 +1,36 @@
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import type { ApiServerCore, ApiServerLog } from './core.js';
 import { BackgroundControllers } from './background-controllers.js';
+import { ConnectionGuard } from './connection-guard.js';
 import { crdToType } from './crd-types.js';
 import { Faults } from './faults.js';
 import { DEFAULT_MAX_BODY_BYTES } from './http-io.js';
+import {
+  DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT,
+  DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+  InFlightLimit,
+} from './in-flight-limit.js';
 import { formatTime } from './json.js';
 import { buildKubeconfig } from './kubeconfig.js';
 import { Journal } from './journal.js';
 import { recordOf } from './persistence.js';
 import { Registry } from './registry.js';
 import { createRouter } from './router.js';
+import { ApiServerConfigError, isLoopbackHost } from './server-config-error.js';
 import { DEFAULT_MAX_CONNECTIONS, serverLimits, type ServerLimitOptions } from './server-limits.js';
 import { ObjectStore } from './store.js';
 import { ANONYMOUS, type ReviewAuthentication, type UserInfo } from './handlers/review.js';
-import { buildAuthenticator, clientIdentity, type AuthenticationRequest } from './tls/authentication.js';
+import {
+  bearerMatches,
+  buildAuthenticator,
+  clientIdentity,
+  constantTimeEqual,
+  type AuthenticationRequest,
+} from './tls/authentication.js';
 import { CertificateAuthority, type CertificateAndKey } from './tls/certificate-authority.js';
 import { DEFAULT_WATCH_TOTAL_BUFFER_BYTES, WatchHub } from './watch-hub.js';
 import { DEFAULT_WATCH_BUFFER_BYTES, type WatchStream } from './watch-stream.js';
@@ -38,6 +51,9 @@ export const TOKEN_USER: UserInfo = {
   username: 'reconcilekit-admin',
   groups: ['system:masters', 'system:authenticated'],
 };
+
+/** Pending connections the kernel may queue for accept (it caps the value at net.core.somaxconn). */
+const LISTEN_BACKLOG = 4096;
 
 /** The hosts a generated serving certificate names besides the bound host. */
 export const DEFAULT_TLS_HOSTS = ['127.0.0.1', 'localhost', '::1'];
@@ -61,8 +77,17 @@ export interface ApiServerOptions extends ServerLimitOptions {
   host?: string;
   /** Port; default DEFAULT_PORT (0 = any free port, read it from `url`). */
   port?: number;
-  /** When set, every request (except health and /version) needs `Authorization: Bearer <token>`, else 401. */
+  /**
+   * When set, every request (except health and /version) needs `Authorization: Bearer <token>`, else 401
+   * (compared in constant time). An empty string is refused: it would look like a token and protect nothing.
+   */
   token?: string;
+  /**
+   * Allow a non-loopback `host` with no authentication (no `token`, client certificates or `authenticate`):
+   * anyone who reaches the interface may then read and write everything. Default false: such a start
+   * throws {@link ApiServerConfigError}.
+   */
+  insecure?: boolean;
   /**
    * Serve HTTPS with a CA and serving certificate generated at start (node:crypto; see
    * `CertificateAuthority`); the kubeconfig then carries the CA data instead of insecure-skip-tls-verify.
@@ -145,6 +170,7 @@ export interface ApiServer {
 
 /** Starts an embedded Kubernetes-compatible API server. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  checkSecurityOptions(options);
   const clock = options.clock ?? systemClock;
   const log: ApiServerLog = options.log ?? (() => undefined);
   const registry = new Registry();
@@ -256,10 +282,20 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     clientCertificates,
     hook: options.authenticate,
   });
+  const connections = new ConnectionGuard({
+    maxTotal: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    maxUnauthenticated: options.maxUnauthenticatedConnections ?? Number.POSITIVE_INFINITY,
+  });
   const router = createRouter(core, {
     authenticate,
     hostPort: () => hostPort,
     review,
+    connections,
+    inFlight: new InFlightLimit(
+      options.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+      options.maxMutatingRequestsInFlight ?? DEFAULT_MAX_MUTATING_REQUESTS_IN_FLIGHT,
+    ),
+    privileged: (req) => review.identifyRequest(req).groups.includes('system:masters'),
   });
   const bindHost = options.host ?? DEFAULT_HOST;
   const server: Server =
@@ -282,22 +318,38 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           router,
         );
   server.keepAliveTimeout = 65_000;
-  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
+    connections.accept(socket);
   });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
+  // A request past its headers or request timeout, or one that does not parse: answer and close for good
+  // (a half-close alone leaves a trickling client's connection open for as long as it keeps sending).
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT'
+        ? '408 Request Timeout'
+        : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`, () => socket.destroy());
+    setTimeout(() => socket.destroy(), 1000).unref();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_PORT, bindHost, () => {
+    // Go's listeners (kube-apiserver's) ask for the kernel's somaxconn; Node's default, 511, drops SYNs
+    // (a second's retransmit for the client) as soon as connections arrive faster than they are accepted.
+    server.listen({ port: options.port ?? DEFAULT_PORT, host: bindHost, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve();
     });
+  });
+  // Out of file descriptors (EMFILE on accept) and the like: logged, never an uncaught 'error' event.
+  server.on('error', (e) => {
+    log('error', 'apiserver socket error', { error: String(e) });
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -349,18 +401,43 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   };
 }
 
+/** Refuses an empty token and an unauthenticated server on a non-loopback interface (unless `insecure`). */
+function checkSecurityOptions(options: ApiServerOptions): void {
+  if (options.token === '') {
+    throw new ApiServerConfigError(
+      'token is empty: give a non-empty token, or leave it unset for a server without authentication',
+    );
+  }
+  const host = options.host ?? DEFAULT_HOST;
+  const tls = typeof options.tls === 'object' ? options.tls : undefined;
+  const authenticated =
+    options.token !== undefined || tls?.clientCertificates === true || options.authenticate !== undefined;
+  if (!authenticated && !isLoopbackHost(host) && options.insecure !== true) {
+    throw new ApiServerConfigError(
+      `host ${host} is not loopback and no authentication is configured: anyone reaching it could read and ` +
+        'write everything. Set a token (or client certificates), bind 127.0.0.1, or pass insecure: true',
+    );
+  }
+}
+
 /** Identities for the review APIs: a trusted client certificate, else the server's token, else anonymous. */
-function reviewAuthentication(token: string | undefined, clientCertificates: boolean): ReviewAuthentication {
+function reviewAuthentication(
+  token: string | undefined,
+  clientCertificates: boolean,
+): ReviewAuthentication & { identifyRequest: (req: IncomingMessage) => UserInfo } {
+  const identifyRequest = (req: IncomingMessage): UserInfo => {
+    const identity = clientCertificates ? clientIdentity(req) : undefined;
+    if (identity !== undefined) {
+      return { username: identity.user, groups: [...identity.groups, 'system:authenticated'] };
+    }
+    if (token !== undefined && bearerMatches(req.headers.authorization, token)) return TOKEN_USER;
+    return ANONYMOUS;
+  };
   return {
-    identify: (ctx) => {
-      const identity = clientCertificates ? clientIdentity(ctx.req) : undefined;
-      if (identity !== undefined) {
-        return { username: identity.user, groups: [...identity.groups, 'system:authenticated'] };
-      }
-      if (token !== undefined && ctx.req.headers.authorization === `Bearer ${token}`) return TOKEN_USER;
-      return ANONYMOUS;
-    },
-    tokenUser: (candidate) => (token !== undefined && candidate === token ? TOKEN_USER : undefined),
+    identifyRequest,
+    identify: (ctx) => identifyRequest(ctx.req),
+    tokenUser: (candidate) =>
+      token !== undefined && constantTimeEqual(candidate, token) ? TOKEN_USER : undefined,
   };
 }
 

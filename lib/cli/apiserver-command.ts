@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { startApiServer, type ApiServerOptions } from '../apiserver/index.js';
+import { isLoopbackHost, startApiServer, type ApiServerOptions } from '../apiserver/index.js';
 
 /** Output streams and process hooks of a command; injected so tests can drive it. */
 export interface CommandIo {
@@ -17,9 +17,11 @@ export const TOKEN_ENV = 'RECONCILEKIT_APISERVER_TOKEN';
 
 const USAGE = `usage: reconcilekit apiserver [--host H] [--port P] [--token-file PATH] [--tls [--client-certificates]]
                               [--kubeconfig PATH] [--data FILE] [--namespace-defaults] [--deployment-status]
+                              [--insecure]
 
 Runs the embedded Kubernetes-compatible API server until SIGINT/SIGTERM.
-  --host H          interface to bind (default 127.0.0.1)
+  --host H          interface to bind (default 127.0.0.1); a non-loopback one needs a token or
+                    client certificates, or --insecure
   --port P          port (default ${DEFAULT_CLI_PORT}; 0 = any free port)
   --token-file PATH require "Authorization: Bearer <first line of PATH>" (or set ${TOKEN_ENV});
                     implies --tls: kubectl (client-go) sends a kubeconfig's token only over HTTPS
@@ -36,6 +38,8 @@ Runs the embedded Kubernetes-compatible API server until SIGINT/SIGTERM.
   --deployment-status
                     write Deployments' status (observedGeneration, Available) as the deployment
                     controller would with no Pods running: kubectl rollout status finishes at 0 replicas
+  --insecure        allow a non-loopback --host without authentication: anyone who reaches it may
+                    read and write everything (a warning is printed)
 `;
 
 /** Thrown for bad command-line arguments (exit code 2). */
@@ -63,7 +67,15 @@ export function parseApiServerArgs(
 ): ParsedArgs {
   const parsed: ParsedArgs = { options: { port: DEFAULT_CLI_PORT }, help: false };
   const fromEnv = env[TOKEN_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') parsed.options.token = fromEnv;
+  if (fromEnv !== undefined) {
+    // Fail closed: an empty variable is a token that went missing, not a wish for an open server.
+    if (fromEnv.trim() === '') {
+      throw new UsageError(
+        `${TOKEN_ENV} is set but empty: set it to the token, or unset it for a server without authentication`,
+      );
+    }
+    parsed.options.token = fromEnv;
+  }
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--help' || arg === '-h') {
@@ -83,6 +95,10 @@ export function parseApiServerArgs(
       parsed.options.deploymentStatus = true;
       continue;
     }
+    if (arg === '--insecure') {
+      parsed.options.insecure = true;
+      continue;
+    }
     const eq = arg.indexOf('=');
     const flag = eq >= 0 ? arg.slice(0, eq) : arg;
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
@@ -99,6 +115,8 @@ export function parseApiServerArgs(
         break;
       }
       case '--token':
+        if (value.trim() === '')
+          throw new UsageError('--token is empty: give the token, or leave the flag out');
         parsed.options.token = value;
         break;
       case '--token-file': {
@@ -126,7 +144,20 @@ export function parseApiServerArgs(
   // Over plain http client-go never sends the kubeconfig's bearer token, so every kubectl call would be
   // 401: token mode serves HTTPS, and the kubeconfig carries the token and the CA.
   if (parsed.options.token !== undefined && parsed.options.tls === undefined) parsed.options.tls = {};
+  if (!authenticated(parsed.options) && !isLoopbackHost(parsed.options.host ?? '127.0.0.1')) {
+    if (parsed.options.insecure !== true) {
+      throw new UsageError(
+        `--host ${parsed.options.host ?? ''} is not loopback and no authentication is set: anyone reaching ` +
+          'it could read and write everything. Add --token-file (or --client-certificates), or --insecure',
+      );
+    }
+  } else delete parsed.options.insecure; // nothing insecure to allow
   return parsed;
+}
+
+function authenticated(options: ApiServerOptions): boolean {
+  const tls = typeof options.tls === 'object' ? options.tls : undefined;
+  return options.token !== undefined || tls?.clientCertificates === true;
 }
 
 /** `reconcilekit apiserver`: starts the server, prints `listening on <url>`, runs until stopped. */
@@ -151,6 +182,12 @@ export async function runApiServerCommand(args: readonly string[], io: CommandIo
     return 1;
   }
   if (parsed.kubeconfig !== undefined) server.writeKubeconfig(parsed.kubeconfig);
+  if (parsed.options.insecure === true) {
+    io.stderr(
+      `reconcilekit apiserver: WARNING: ${server.url} has no authentication (--insecure): anyone who reaches ` +
+        'it may read and write everything\n',
+    );
+  }
   io.stdout(`listening on ${server.url}\n`);
   if (parsed.kubeconfig !== undefined) io.stdout(`kubeconfig written to ${parsed.kubeconfig}\n`);
   await new Promise<void>((resolve) => {

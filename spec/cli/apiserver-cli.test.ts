@@ -28,9 +28,13 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function start(args: string[]): { child: ChildProcess; url: Promise<string>; exit: Promise<number | null> } {
+function start(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; url: Promise<string>; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [join(root, 'bin/reconcilekit.js'), 'apiserver', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let out = '';
   const url = new Promise<string>((ok, fail) => {
@@ -141,6 +145,28 @@ describe('reconcilekit apiserver', () => {
     expect(await first.exit).toBe(0);
   });
 
+  it('refuses a non-loopback --host without authentication unless --insecure, and then warns', async () => {
+    expect(() => parseApiServerArgs(['--host', '0.0.0.0'], {})).toThrow(/not loopback.*--insecure/);
+    expect(parseApiServerArgs(['--host', '0.0.0.0', '--insecure'], {}).options.insecure).toBe(true);
+    expect(parseApiServerArgs(['--host', '0.0.0.0', '--client-certificates'], {}).options.host).toBe(
+      '0.0.0.0',
+    );
+    expect(parseApiServerArgs(['--host', '::1'], {}).options.insecure).toBeUndefined();
+    const refused = start(['--port', '0', '--host', '0.0.0.0']);
+    let err = '';
+    refused.child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    expect(await refused.exit).toBe(2);
+    expect(err).toContain('is not loopback and no authentication is set');
+  });
+
+  it('exits 2 when RECONCILEKIT_APISERVER_TOKEN is set but empty', async () => {
+    const empty = start(['--port', '0'], { RECONCILEKIT_APISERVER_TOKEN: '' });
+    let err = '';
+    empty.child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    expect(await empty.exit).toBe(2);
+    expect(err).toContain('RECONCILEKIT_APISERVER_TOKEN is set but empty');
+  });
+
   it('rejects unknown flags with usage and exit code 2', async () => {
     const bad = start(['--bogus', '1']);
     expect(await bad.exit).toBe(2);
@@ -167,6 +193,11 @@ describe('reconcilekit apiserver', () => {
       'from-env',
     );
     expect(() => parseApiServerArgs(['--token-file', join(dir, 'missing')], {})).toThrow(/--token-file/);
+    // Fail closed: a variable set but empty is a missing token, never an open server.
+    expect(() => parseApiServerArgs([], { RECONCILEKIT_APISERVER_TOKEN: '' })).toThrow(
+      /RECONCILEKIT_APISERVER_TOKEN is set but empty/,
+    );
+    expect(() => parseApiServerArgs(['--token', ''], {})).toThrow(/--token is empty/);
     const kubeconfigPath = join(dir, 'token-kubeconfig');
     const server = start(['--port', '0', '--token-file', tokenFile, '--kubeconfig', kubeconfigPath]);
     try {

@@ -27,6 +27,8 @@ export default defineConfig({
       'spec/apiserver/fidelity/status-messages.test.ts',
       'spec/apiserver/fidelity/admission-webhooks.test.ts',
       'spec/real/**/*.test.ts',
+      // Kinds: the CRD a kind generates, accepted and enforced by kube-apiserver as by the embedded server.
+      'spec/kinds/kind-crd-behaviour.test.ts',
       'spec/testing/kube-apiserver-backend.test.ts',
       // The example operators through reconcilekit/testing, whose startTestEnvironment follows
       // RECONCILEKIT_TEST_BACKEND=kubeconfig: each test environment gets its own namespace on the shared server.

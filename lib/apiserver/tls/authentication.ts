@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 
@@ -34,6 +35,21 @@ export function clientIdentity(req: IncomingMessage): ClientIdentity | undefined
 }
 
 /**
+ * Whether an `Authorization` header is `Bearer <token>`, compared in constant time: both sides are hashed
+ * (SHA-256) first, so neither the token's characters nor its length leak through the comparison's timing.
+ */
+export function bearerMatches(authorization: string | undefined, token: string): boolean {
+  if (authorization === undefined) return false;
+  return constantTimeEqual(authorization, `Bearer ${token}`);
+}
+
+/** Whether two strings are equal, in time that does not depend on where they differ or on their lengths. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/**
  * The server's authentication rule: with none of a token, client certificates or a hook configured every
  * request passes (loopback dev server); otherwise a request passes when any configured one accepts it.
  */
@@ -45,7 +61,7 @@ export function buildAuthenticator(options: {
   const { token, clientCertificates, hook } = options;
   if (token === undefined && !clientCertificates && hook === undefined) return undefined;
   return (req) => {
-    if (token !== undefined && req.headers.authorization === `Bearer ${token}`) return true;
+    if (token !== undefined && bearerMatches(req.headers.authorization, token)) return true;
     const identity = clientIdentity(req);
     if (clientCertificates && identity !== undefined) return true;
     return (

@@ -1,0 +1,46 @@
+/**
+ * Schema-first kinds: define a kind once (names, versions, TypeBox schemas) and get its TypeScript types,
+ * its CustomResourceDefinition, runtime validation and a typed client.
+ *
+ * @module reconcilekit/kinds
+ */
+export {
+  defineKind,
+  isKind,
+  isKindVersion,
+  type Kind,
+  type KindVersion,
+  type ObjectOf,
+  type SpecOf,
+  type StatusOf,
+  type NewObjectOf,
+  type ApplyConfigurationOf,
+} from './define-kind.js';
+export type {
+  KindOptions,
+  KindVersionOptions,
+  KindObject,
+  NewKindObject,
+  ApplyConfiguration,
+  ApplyMetadata,
+  DeepPartial,
+} from './kind-object.js';
+export type {
+  CelRule,
+  CrdSchema,
+  CrdVersion,
+  CustomResourceDefinition,
+  PrinterColumn,
+  ScaleSubresource,
+} from './crd-types.js';
+export { KubeType, type KubeCondition } from './kube-type.js';
+export { KindDefinitionError, isKindDefinitionError } from './kind-definition-error.js';
+export {
+  KindClient,
+  kindClient,
+  type KindStatusClient,
+  type KindWatchEvent,
+  type NamespaceOption,
+} from './kind-client.js';
+export { toStructuralSchema, type SchemaProblem } from './structural-schema.js';
+export { Type, type Static, type TSchema } from 'typebox';
