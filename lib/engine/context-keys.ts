@@ -1,5 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { defineContextKey, type ContextKey } from '../context/context-key.js';
+import type { ReconcileContext } from '../context/reconcile-context.js';
+import { stepGateKey } from '../context/step-gate.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { RecordedEvent } from '../observability/event-recorder.js';
 import type { Store } from '../watch/store.js';
@@ -36,3 +38,32 @@ export type RecordEvent = (event: RecordedEvent, obj?: KubernetesObject) => void
 export const eventRecorderKey: ContextKey<RecordEvent> = defineContextKey<RecordEvent>(
   'reconcilekit.eventRecorder',
 );
+
+/**
+ * Reads of a watched kind's cache (`cacheKey`'s value).
+ * @category Engine: Framework and ControllerCore
+ */
+export type CacheLookup = (kind: string, apiVersion?: string) => Store | undefined;
+
+/** What the engine puts into a pass's context (each part only when present). */
+export interface EngineContextParts {
+  /** `clientKey`. */
+  client?: ObjectClient | undefined;
+  /** `cacheKey`. */
+  cache?: CacheLookup | undefined;
+  /** `eventRecorderKey`. */
+  events?: RecordEvent | undefined;
+  /** `stepGateKey`: checked before each step (the Lease's write fence). */
+  stepGate?: (() => void) | undefined;
+}
+
+/**
+ * The one place a pass's context gets the engine's values — used by the running controller's passes and
+ * by `plan`'s, so both see the same keys.
+ */
+export function setEngineContext(ctx: ReconcileContext, parts: EngineContextParts): void {
+  if (parts.client !== undefined) ctx.set(clientKey, parts.client);
+  if (parts.cache !== undefined) ctx.set(cacheKey, parts.cache);
+  if (parts.events !== undefined) ctx.set(eventRecorderKey, parts.events);
+  if (parts.stepGate !== undefined) ctx.set(stepGateKey, parts.stepGate);
+}

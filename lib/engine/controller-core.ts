@@ -6,7 +6,7 @@ import { InvalidConfigError, isInvalidConfig } from '../errors/invalid-config-er
 import type { ObjectClient, WriteFence } from '../kube/object-client.js';
 import { LeaderElector } from '../leader/leader-elector.js';
 import { ControllerMetrics } from '../observability/controller-metrics.js';
-import { EventRecorder, type RecordedEvent } from '../observability/event-recorder.js';
+import { EventRecorder } from '../observability/event-recorder.js';
 import { HealthServer } from '../observability/health-server.js';
 import { addProcessMetrics } from '../observability/process-metrics.js';
 import type { Logger } from '../observability/logger.js';
@@ -21,8 +21,7 @@ import { sleep } from '../util/sleep.js';
 import { CacheSyncTimeoutError } from '../watch/informer.js';
 import { InformerCache } from '../watch/informer-cache.js';
 import type { Store } from '../watch/store.js';
-import { cacheKey, clientKey, eventRecorderKey } from './context-keys.js';
-import { stepGateKey } from '../context/step-gate.js';
+import { setEngineContext } from './context-keys.js';
 import { retryAfterMs } from '../kube/api-error.js';
 import {
   DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
@@ -344,20 +343,25 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   }
 
   private prepareContext(ctx: ReconcileContext, obj: Obj): void {
-    if (this.client !== undefined) ctx.set(clientKey, this.client);
     const fence = this.elector?.fence ?? this.sharedFence;
-    if (fence !== undefined)
-      ctx.set(stepGateKey, () => {
-        fence.check();
-      });
-    ctx.set(cacheKey, (kind: string, apiVersion?: string) => this.cache(kind, apiVersion));
     const events = this.events;
-    if (events !== undefined) {
-      const signal = this.lifetime.signal;
-      ctx.set(eventRecorderKey, (event: RecordedEvent, about?: KubernetesObject) => {
-        events.record(about ?? obj, event, signal);
-      });
-    }
+    const signal = this.lifetime.signal;
+    setEngineContext(ctx, {
+      client: this.client,
+      cache: (kind, apiVersion) => this.cache(kind, apiVersion),
+      stepGate:
+        fence === undefined
+          ? undefined
+          : () => {
+              fence.check();
+            },
+      events:
+        events === undefined
+          ? undefined
+          : (event, about) => {
+              events.record(about ?? obj, event, signal);
+            },
+    });
   }
 
   /** Ensures the CRD (config.crd) and starts every watch; resolves once all caches are synced. */

@@ -6,6 +6,8 @@ import type { Registry } from 'prom-client';
 import type { RateLimiter } from '../queue/rate-limiter.js';
 import type { Logger } from '../observability/logger.js';
 import type { BackOffFactory } from '../util/backoff.js';
+import type { Predicate } from './predicates.js';
+import type { WatchSource } from './watch-source.js';
 
 /**
  * The kind the framework reconciles, and which of its objects.
@@ -88,7 +90,7 @@ export interface HealthServerConfig {
  * queue, workers, finalizer, leadership, health, metrics, Events and shutdown. Only `name` is required.
  * @category Engine: Framework and ControllerCore
  */
-export interface CoreConfig {
+export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
   /** Controller name: metrics `controller` label, logs, Event source, default finalizer. Required. */
   name: string;
   /** API server connection. Default: `KUBECONFIG`, then `~/.kube/config`, then in-cluster. */
@@ -102,6 +104,13 @@ export interface CoreConfig {
   crd?: KubernetesObject;
   /** Kinds owned by the reconciled kind: watched, cached, and their changes enqueue the owner. Default none. */
   owns?: readonly OwnedResource[];
+  /**
+   * Watches of other kinds whose changes reconcile primaries through `map` (controller-runtime's
+   * `Watches`). Default none.
+   */
+  watches?: readonly WatchSource[];
+  /** Filters the reconciled kind's watch events (`predicates.generationChanged()`, …). Default none. */
+  predicates?: readonly Predicate<Obj>[];
   /** Concurrent reconciles (never two on one key). Default 1. */
   workers?: number;
   /**

@@ -17,7 +17,13 @@ import { retrySoonDelay } from '../errors/retry-soon.js';
 
 /** What the engine does with a key after one pass. */
 export type ReconcileOutcome =
-  | { result: 'success'; added?: KubernetesObject; tombstoneDone?: boolean }
+  | {
+      result: 'success';
+      added?: KubernetesObject;
+      tombstoneDone?: boolean;
+      /** The pause annotation that stopped the pass before the body ran. */
+      paused?: { key: string; value: string };
+    }
   | { result: 'requeue_after'; delayMs: number }
   | { result: 'requeue' }
   | { result: 'error'; error: unknown; terminal: boolean }
@@ -39,10 +45,10 @@ export interface PassRunnerOptions<Obj extends KubernetesObject> {
   pauseAnnotations: readonly string[];
   /** Base logger (already carrying `controller`). */
   logger: Logger;
-  /** Controller metrics. */
-  metrics: ControllerMetrics;
-  /** Where failures are logged, counted and posted. */
-  failures: FailureReporter;
+  /** Controller metrics (a plan passes a recorder that counts nothing). */
+  metrics: Pick<ControllerMetrics, 'observeReconcile'>;
+  /** Where failures are logged, counted and posted (a plan collects them instead). */
+  failures: Pick<FailureReporter, 'report'>;
   /** Objects whose deletion already succeeded. */
   memory: RemovedFinalizerMemory;
   /** Finalizer API calls; required when `finalizer` is a name. */
@@ -167,7 +173,7 @@ export class PassRunner<Obj extends KubernetesObject> {
       logger.debug(
         `cancelling reconciliation due to pause annotation \`${paused.key}\` set to \`${paused.value}\``,
       );
-      return { result: 'success' };
+      return { result: 'success', paused };
     }
     const uid = obj.metadata?.uid;
     const finalizer = this.o.finalizer;

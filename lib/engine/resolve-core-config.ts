@@ -32,12 +32,14 @@ import type { RetryPolicy } from './retry-policy.js';
  * A {@link CoreConfig} with every default applied and every field checked.
  * @category Engine: Framework and ControllerCore
  */
-export interface ResolvedCoreConfig {
+export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObject> {
   name: string;
   kubeConfig: CoreConfig['kubeConfig'];
   resource: FrameworkResource | undefined;
   crd: KubernetesObject | undefined;
   owns: readonly OwnedResource[];
+  watches: readonly WatchSource[];
+  predicates: readonly Predicate<Obj>[];
   workers: number;
   minReconcileIntervalMs: number;
   resyncPeriodMs: number;
@@ -129,7 +131,10 @@ function isLogger(value: unknown): value is Logger {
  * Throws {@link InvalidConfigError} naming the field and what to change.
  * @category Engine: Framework and ControllerCore
  */
-export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): ResolvedCoreConfig {
+export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObject>(
+  config: CoreConfig<Obj>,
+  how: CoreConfigUsage,
+): ResolvedCoreConfig<Obj> {
   if (!isObject(config)) fail(`config must be an object: ${how.usage}`);
   const c = config;
   const name = nonEmptyString(c.name, 'config.name');
@@ -318,6 +323,8 @@ export function resolveCoreConfig(config: CoreConfig, how: CoreConfigUsage): Res
     resource,
     crd,
     owns,
+    watches: watchSources(c.watches),
+    predicates: predicateList(c.predicates, 'config.predicates') as readonly Predicate<Obj>[],
     workers,
     minReconcileIntervalMs: duration(
       c.minReconcileIntervalMs,
@@ -383,4 +390,33 @@ function flag(value: unknown, field: string, fallback: boolean): boolean {
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') fail(`${field} must be true or false; got ${JSON.stringify(value)}`);
   return value;
+}
+
+function predicateList(value: unknown, field: string): readonly unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value))
+    fail(`${field} must be an array of predicates, e.g. [predicates.generationChanged()]`);
+  value.forEach((p, i) => {
+    if (typeof p !== 'function') fail(`${field}[${i}] must be a predicate function (event) => boolean`);
+  });
+  return value as unknown[];
+}
+
+function watchSources(value: unknown): readonly WatchSource[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    fail('config.watches must be an array of { apiVersion, kind, map(obj) => keys }');
+  }
+  return value.map((source: unknown, i) => {
+    const field = `config.watches[${i}]`;
+    resourceRef(source, field);
+    const s = source as Record<string, unknown>;
+    if (typeof s.map !== 'function') {
+      fail(
+        `${field}.map is required: a function (obj) => keys of the objects to reconcile, e.g. (cm) => [\`\${cm.metadata.namespace}/\${cm.metadata.labels.widget}\`]`,
+      );
+    }
+    predicateList(s.predicates, `${field}.predicates`);
+    return source as WatchSource;
+  });
 }

@@ -1,12 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ReconcileContext } from '../context/reconcile-context.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { cacheKey, clientKey } from '../engine/context-keys.js';
+import { setEngineContext } from '../engine/context-keys.js';
 import type { ControllerCore } from '../engine/controller-core.js';
-import { hasFinalizer } from '../engine/finalizer-patch.js';
 import { addFinalizer, removeFinalizer } from '../engine/finalizers.js';
-import type { PassBody, PassInfo } from '../engine/pass-body.js';
-import { pauseAnnotation } from '../engine/pause.js';
+import type { PassBody } from '../engine/pass-body.js';
+import { PassRunner, type FinalizerOps } from '../engine/pass-runner.js';
+import { RemovedFinalizerMemory } from '../engine/removed-finalizer-memory.js';
 import { errorMessage } from '../errors/error-message.js';
 import type { InformerController } from '../informer-controller/informer-controller.js';
 import type { ListOptions, ObjectClient } from '../kube/object-client.js';
@@ -14,7 +13,6 @@ import type { ResourceRef } from '../kube/resource-ref.js';
 import type { BackOffFactory } from '../util/backoff.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger-silent.js';
-import { runFlow, type StepFlow } from '../util/maybe-async.js';
 import { objectKey, Store } from '../watch/store.js';
 import { groupKind } from '../engine/source-set.js';
 import { dryRunClient, type DryRunWrite } from './dry-run-client.js';
@@ -217,23 +215,31 @@ export async function planObjectPass<Obj extends KubernetesObject>(
     resources: [],
   };
   if (obj.metadata?.namespace !== undefined) planned.namespace = obj.metadata.namespace;
-  const paused = pauseAnnotation(obj, spec.pauseAnnotations);
-  if (paused !== undefined) {
-    planned.skipped = `paused (${paused.key})`;
-    return planned;
-  }
   const deleting = obj.metadata?.deletionTimestamp !== undefined;
   const writes: DryRunWrite[] = [];
   const client = dryRunClient(target.client, (w) => writes.push(w));
   const scope: GuardScope = { apiServer: target.apiServer, refused: [], errors: [] };
+  const runner = dryRunPassRunner(spec, client, scope);
+  const signal = target.signal ?? NEVER;
   try {
-    await withinScope(scope, () => runFlow(passFlow(spec, client, obj, deleting, target.signal ?? NEVER)));
+    await withinScope(scope, async () => {
+      let outcome = await runner.reconcile(spec.key, obj, undefined, 0, signal);
+      // The engine's pass that adds the finalizer ends there; the next pass runs on the patched object.
+      // A plan has no next event, so it runs that pass at once on what the dry-run patch returned.
+      if (outcome.result === 'success' && outcome.added !== undefined) {
+        outcome = await runner.reconcile(spec.key, outcome.added as Obj, undefined, 0, signal);
+      }
+      if (outcome.result === 'success' && outcome.paused !== undefined) {
+        planned.skipped = `paused (${outcome.paused.key})`;
+      }
+    });
   } catch (err) {
     scope.errors?.push(err);
   } finally {
     // The plan is not a pass of the controller: what the body remembers per key (state, last seen) goes.
     if (spec.forget) spec.body.forget?.(spec.key);
   }
+  if (planned.skipped !== undefined) return planned;
   const failure = scope.errors?.find((e) => !(e instanceof NotPlannableError));
   if (scope.refused.length === 0 && failure !== undefined) {
     planned.error = errorMessage(failure);
@@ -253,38 +259,42 @@ export async function planObjectPass<Obj extends KubernetesObject>(
 const NEVER = new AbortController().signal;
 const quiet: Logger = silentLogger();
 
-/** The engine's pass (PassRunner's flow) over one object, against the dry-run client. */
-function* passFlow<Obj extends KubernetesObject>(
+/**
+ * The engine's {@link PassRunner} with the plan's policy: writes through the dry-run client (finalizer
+ * patches included), failures collected into the guard scope instead of logged, posted or written as a
+ * condition, no metrics, no deletion memory carried between objects.
+ */
+function dryRunPassRunner<Obj extends KubernetesObject>(
   spec: PassSpec<Obj>,
   client: ObjectClient,
-  obj: Obj,
-  deleting: boolean,
-  signal: AbortSignal,
-): StepFlow<void> {
-  const { finalizer, resource } = spec;
-  if (deleting && finalizer !== false && !hasFinalizer(obj, finalizer)) return;
-  const info: PassInfo = { key: spec.key, deleting, gone: false, attempt: 0, logger: quiet };
-  const plan = spec.body.plan(obj, info);
-  if (plan === undefined) return;
-  let target = obj;
-  if (!deleting && finalizer !== false && resource !== undefined && !hasFinalizer(obj, finalizer)) {
-    // The real run adds the finalizer first (its own pass), then runs the body on the patched object.
-    const added = yield addFinalizer(client, resource, obj, finalizer, spec.backOffFactory, signal);
-    const a = added as Awaited<ReturnType<typeof addFinalizer>>;
-    if (a.outcome === 'added') target = a.object as Obj;
-  }
-  const ctx = new ReconcileContext({ signal, logger: quiet });
-  ctx.set(clientKey, client);
-  if (spec.cache !== undefined) ctx.set(cacheKey, spec.cache);
-  if (plan.prepare !== undefined) yield* plan.prepare(ctx, target);
-  if (!deleting) {
-    yield* plan.apply(ctx, target);
-    return;
-  }
-  const verdict = yield* plan.cleanup(ctx, target);
-  if (verdict.kind === 'done' && finalizer !== false && resource !== undefined) {
-    yield removeFinalizer(client, resource, target, finalizer, spec.backOffFactory, signal);
-  }
+  scope: GuardScope,
+): PassRunner<Obj> {
+  const { finalizer, resource, backOffFactory } = spec;
+  const finalizers: FinalizerOps<Obj> | undefined =
+    finalizer === false || resource === undefined
+      ? undefined
+      : {
+          add: (o, signal) => addFinalizer(client, resource, o, finalizer, backOffFactory, signal),
+          remove: (o, signal) => removeFinalizer(client, resource, o, finalizer, backOffFactory, signal),
+        };
+  return new PassRunner<Obj>({
+    body: spec.body,
+    finalizer: finalizers === undefined ? false : finalizer,
+    pauseAnnotations: spec.pauseAnnotations,
+    logger: quiet,
+    metrics: { observeReconcile: () => undefined },
+    failures: {
+      report: (_logger, _target, error) => {
+        scope.errors?.push(error);
+      },
+    },
+    memory: new RemovedFinalizerMemory(0),
+    finalizers,
+    reconcileTimeoutMs: 0,
+    prepareContext: (ctx) => {
+      setEngineContext(ctx, { client, cache: spec.cache });
+    },
+  });
 }
 
 /** What {@link planCaches} lists: the reconciled kind (already listed) and the owned kinds. */

@@ -3,7 +3,7 @@ import { installFlags } from '../context/flags.js';
 import { ReconcileContext } from '../context/reconcile-context.js';
 import { Controller } from '../controller/controller.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { cacheKey, clientKey } from '../engine/context-keys.js';
+import { setEngineContext } from '../engine/context-keys.js';
 import type { ControllerCore } from '../engine/controller-core.js';
 import { Framework } from '../crud/framework.js';
 import { errorMessage } from '../errors/error-message.js';
@@ -359,8 +359,7 @@ async function planObject<Obj extends KubernetesObject>(
     const set = router.resourceSet(obj);
     planned.resourceSet = sets.indexOf(set);
     const ctx = new ReconcileContext(signal === undefined ? {} : { signal });
-    ctx.set(clientKey, client);
-    ctx.set(cacheKey, cache);
+    setEngineContext(ctx, { client, cache });
     installFlags(ctx); // as the engine's pass does before initCtx (updateAllowed, …)
     await set.initCtx(ctx, obj);
     const path = obj.metadata?.deletionTimestamp === undefined ? 'update' : 'delete';
