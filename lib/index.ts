@@ -518,7 +518,11 @@ export {
   type CreateOrUpdateResult,
 } from './kube/create-or-update.js';
 // end helpers
-export { defaultHealthHost, SERVICE_ACCOUNT_DIR, IN_POD_HEALTH_HOST } from './host/default-health-host.js';
+export {
+  defaultHealthHost,
+  SERVICE_ACCOUNT_DIR,
+  IN_POD_HEALTH_HOST,
+} from './observability/default-health-host.js';
 
 // plan: what an operator would change, without changing anything (issue 19).
 export {

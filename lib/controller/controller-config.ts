@@ -1,7 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { CoreConfig, FrameworkResource } from '../engine/core-config.js';
-import type { Predicate } from '../engine/predicates.js';
-import type { WatchSource } from '../engine/watch-source.js';
 import type { ReconcileFunction, Reconciler } from './reconcile-types.js';
 
 /**
@@ -9,18 +7,11 @@ import type { ReconcileFunction, Reconciler } from './reconcile-types.js';
  * option is the engine's (see `CoreConfig`, same defaults as `Framework`).
  * @category Controllers (reconcile functions)
  */
-export interface ControllerConfig<Obj extends KubernetesObject = KubernetesObject> extends CoreConfig {
+export interface ControllerConfig<Obj extends KubernetesObject = KubernetesObject> extends CoreConfig<Obj> {
   /** The kind to reconcile (controller-runtime's `For`). Required. */
   resource: FrameworkResource;
   /** A reconcile function, or `{ reconcile, cleanup? }`. Required. */
   reconciler: Reconciler<Obj> | ReconcileFunction<Obj>;
-  /**
-   * Watches of other kinds whose changes reconcile primaries through `map` (controller-runtime's
-   * `Watches`). Default none.
-   */
-  watches?: readonly WatchSource[];
-  /** Filters the reconciled kind's watch events (`predicates.generationChanged()`, …). Default none. */
-  predicates?: readonly Predicate<Obj>[];
   /**
    * Finalizer name, or false. Default `reconcilekit.io/<name>` when the reconciler has `cleanup`, else
    * false (no finalizer: a deletion calls `reconcile` once with `action: 'deleted'`).

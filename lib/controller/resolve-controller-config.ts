@@ -1,6 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { finalizerName } from '../engine/finalizer-patch.js';
-import type { Predicate } from '../engine/predicates.js';
 import {
   fail,
   isObject,
@@ -8,7 +7,6 @@ import {
   resourceRef,
   type ResolvedCoreConfig,
 } from '../engine/resolve-core-config.js';
-import type { WatchSource } from '../engine/watch-source.js';
 import type { ControllerConfig } from './controller-config.js';
 import type { Reconciler } from './reconcile-types.js';
 
@@ -18,11 +16,9 @@ import type { Reconciler } from './reconcile-types.js';
  */
 export interface ResolvedControllerConfig<
   Obj extends KubernetesObject = KubernetesObject,
-> extends ResolvedCoreConfig {
+> extends ResolvedCoreConfig<Obj> {
   resource: NonNullable<ResolvedCoreConfig['resource']>;
   reconciler: Reconciler<Obj>;
-  watches: readonly WatchSource[];
-  predicates: readonly Predicate<Obj>[];
 }
 
 const USAGE = 'new Controller({ name, resource: { apiVersion, kind }, reconciler: async (ctx, req) => {} })';
@@ -38,16 +34,6 @@ function reconcilerOf<Obj extends KubernetesObject>(value: unknown): Reconciler<
     fail('config.reconciler.cleanup must be a function (ctx, req) => result, or left out');
   }
   return value as unknown as Reconciler<Obj>;
-}
-
-function predicateList(value: unknown, field: string): readonly unknown[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value))
-    fail(`${field} must be an array of predicates, e.g. [predicates.generationChanged()]`);
-  value.forEach((p, i) => {
-    if (typeof p !== 'function') fail(`${field}[${i}] must be a predicate function (event) => boolean`);
-  });
-  return value as unknown[];
 }
 
 /**
@@ -68,29 +54,10 @@ export function resolveControllerConfig<Obj extends KubernetesObject>(
     fail('config.reconciler is required: a function (ctx, req) => result, or { reconcile, cleanup? }');
   }
   const reconciler = reconcilerOf<Obj>(config.reconciler);
-  const core = resolveCoreConfig(config, {
+  const core = resolveCoreConfig<Obj>(config, {
     usage: USAGE,
     defaultFinalizer: (name) => (reconciler.cleanup === undefined ? false : finalizerName(name)),
   });
   const resource = resourceRef(config.resource, 'config.resource');
-  let watches: readonly WatchSource[] = [];
-  if (config.watches !== undefined) {
-    if (!Array.isArray(config.watches)) {
-      fail('config.watches must be an array of { apiVersion, kind, map(obj) => keys }');
-    }
-    watches = config.watches.map((source: unknown, i) => {
-      const field = `config.watches[${i}]`;
-      resourceRef(source, field);
-      const s = source as Record<string, unknown>;
-      if (typeof s.map !== 'function') {
-        fail(
-          `${field}.map is required: a function (obj) => keys of the objects to reconcile, e.g. (cm) => [\`\${cm.metadata.namespace}/\${cm.metadata.labels.widget}\`]`,
-        );
-      }
-      predicateList(s.predicates, `${field}.predicates`);
-      return source as WatchSource;
-    });
-  }
-  const predicates = predicateList(config.predicates, 'config.predicates') as readonly Predicate<Obj>[];
-  return { ...core, resource, reconciler, watches, predicates };
+  return { ...core, resource, reconciler };
 }

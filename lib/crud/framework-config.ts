@@ -15,7 +15,7 @@ export type {
  * Configuration of a {@link Framework}. Only `name` and a router (or resource sets) are required.
  * @category Engine: Framework and ControllerCore
  */
-export interface FrameworkConfig<Obj extends KubernetesObject = KubernetesObject> extends CoreConfig {
+export interface FrameworkConfig<Obj extends KubernetesObject = KubernetesObject> extends CoreConfig<Obj> {
   /** Picks the resource set per object. Give this or `resourceSets`. */
   resourceRouter?: ResourceRouter<Obj>;
   /** Resource sets; a router is built from them. Give this or `resourceRouter`. */

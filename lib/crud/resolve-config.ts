@@ -10,7 +10,7 @@ import { fail, isObject, resolveCoreConfig, type ResolvedCoreConfig } from '../e
  */
 export interface ResolvedFrameworkConfig<
   Obj extends KubernetesObject = KubernetesObject,
-> extends ResolvedCoreConfig {
+> extends ResolvedCoreConfig<Obj> {
   router: ResourceRouter<Obj>;
 }
 
@@ -22,7 +22,7 @@ export interface ResolvedFrameworkConfig<
 export function resolveFrameworkConfig<Obj extends KubernetesObject>(
   config: FrameworkConfig<Obj>,
 ): ResolvedFrameworkConfig<Obj> {
-  const core = resolveCoreConfig(config, {
+  const core = resolveCoreConfig<Obj>(config, {
     usage: 'new Framework({ name, resourceSets, ... })',
     defaultFinalizer: finalizerName,
   });

@@ -19,7 +19,8 @@ import { sourceTrigger, TriggerLedger, TRIGGERS, type PassTrigger } from '../deb
 import { jitter } from '../util/jitter.js';
 import { sleep } from '../util/sleep.js';
 import { CacheSyncTimeoutError } from '../watch/informer.js';
-import { InformerCache } from '../watch/informer-cache.js';
+import { InformerCache, type InformerSource } from '../watch/informer-cache.js';
+import type { Informer } from '../watch/informer.js';
 import type { Store } from '../watch/store.js';
 import { setEngineContext } from './context-keys.js';
 import { retryAfterMs } from '../kube/api-error.js';
@@ -41,12 +42,10 @@ import { freshChange } from './fresh-change.js';
 import { makeClient } from '../kube/make-client.js';
 import type { PassBody } from './pass-body.js';
 import { PassRunner, type FinalizerOps, type ReconcileOutcome } from './pass-runner.js';
-import type { Predicate } from './predicates.js';
 import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
 import type { ResolvedCoreConfig } from './resolve-core-config.js';
 import { retryWithHints } from './retry-with-hints.js';
-import { SourceSet, type SourceHandlers } from './source-set.js';
-import type { WatchSource } from './watch-source.js';
+import { SourceSet, type FeedHandlers, type SourceHandlers } from './source-set.js';
 import { WorkerPool } from './worker-pool.js';
 
 /** How long `stop()` waits for pending Events to be written. */
@@ -57,16 +56,12 @@ const EVENT_FLUSH_TIMEOUT_MS = 2_000;
  * @category Engine: Framework and ControllerCore
  */
 export interface CoreParts<Obj extends KubernetesObject> {
-  /** The resolved generic options. */
-  config: ResolvedCoreConfig;
+  /** The resolved generic options (watches and predicates among them). */
+  config: ResolvedCoreConfig<Obj>;
   /** The front end's part of each pass. */
   body: PassBody<Obj>;
   /** What log lines call this (`framework`, `controller`). */
   noun: string;
-  /** Mapped watch sources. Default none. */
-  watches?: readonly WatchSource[];
-  /** Predicates on the reconciled kind's events. Default none. */
-  predicates?: readonly Predicate<Obj>[];
 }
 
 /**
@@ -90,7 +85,7 @@ export interface SharedResources {
  * @category Engine: Framework and ControllerCore
  */
 export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
-  readonly config: ResolvedCoreConfig;
+  readonly config: ResolvedCoreConfig<Obj>;
   readonly client: ObjectClient | undefined;
   readonly logger: Logger;
   private readonly noun: string;
@@ -279,6 +274,22 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     return this.sources?.cache(kind, apiVersion);
   }
 
+  /**
+   * Subscribes a front end's own handlers to a feed through the engine's source set (see
+   * `SourceSet.attach`): the same informer cache, sharing and release as the engine's own watches.
+   */
+  attach<T extends KubernetesObject>(
+    feed: { source: InformerSource } | { own: Informer<T> },
+    h: FeedHandlers<T>,
+  ): { informer: Informer<T>; detach: () => Promise<void> } {
+    if (this.sources === undefined) {
+      throw new InvalidConfigError(
+        `${this.noun} ${this.config.name}: informers need an API connection: pass kubeConfig (or set KUBECONFIG)`,
+      );
+    }
+    return this.sources.attach(feed, h);
+  }
+
   /** Runs a pass for `key` (deduplicated while it waits; never two at once). */
   enqueue(key: string): void {
     this.note(key, TRIGGERS.enqueue);
@@ -380,8 +391,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         {
           resource: c.resource,
           owns: c.owns,
-          watches: this.parts.watches ?? [],
-          predicates: this.parts.predicates ?? [],
+          watches: c.watches,
+          predicates: c.predicates,
         },
         this.sourceHandlers(),
         deadline,
@@ -581,7 +592,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
             // Without a watch on this object nobody else would deliver the patched version.
             this.objects.remember(key, outcome.added as Obj);
             queue.add(key);
-          } else if ((this.parts.predicates?.length ?? 0) > 0) {
+          } else if (this.config.predicates.length > 0) {
             // A predicate may filter the watch event of our own patch: run the next pass ourselves (S11).
             this.ownPatches.set(key, outcome.added as Obj);
             queue.add(key);

@@ -1,4 +1,3 @@
-import { DEBUG_PAGE_ENV } from '../debug/history-recorder.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HealthCheck } from '../observability/health-server.js';
 import { Registry } from 'prom-client';
@@ -6,7 +5,7 @@ import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { ExponentialRateLimiter, type RateLimiter } from '../queue/rate-limiter.js';
 import { defaultBackOffFactory, type BackOffFactory } from '../util/backoff.js';
-import { defaultHealthHost } from '../host/default-health-host.js';
+import { defaultHealthHost } from '../observability/default-health-host.js';
 import {
   DEFAULT_REQUEUE_BASE_DELAY_MS,
   DEFAULT_REQUEUE_FACTOR,
@@ -22,11 +21,14 @@ import {
   DEFAULT_RESYNC_PERIOD_MS,
   DEFAULT_RETRY_PERIOD_MS,
   DEFAULT_WORKERS,
+  DEBUG_PAGE_ENV,
 } from './defaults.js';
 import { DEFAULT_ERROR_CONDITION_TYPE } from './error-condition.js';
 import type { InformerCache } from '../watch/informer-cache.js';
 import type { CoreConfig, FrameworkResource, LeaderElectionOptions, OwnedResource } from './core-config.js';
 import type { RetryPolicy } from './retry-policy.js';
+import type { Predicate } from './predicates.js';
+import type { WatchSource } from './watch-source.js';
 
 /**
  * A {@link CoreConfig} with every default applied and every field checked.

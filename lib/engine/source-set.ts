@@ -32,6 +32,13 @@ export interface SourceHandlers<Obj> {
   sourceError(source: string, error: unknown): void;
 }
 
+/** An informer's three events, as a feed subscribes to them. */
+export interface FeedHandlers<T> {
+  add: (obj: T) => void;
+  update: (old: T, obj: T) => void;
+  delete: (obj: T) => void;
+}
+
 /** Everything a controller watches. */
 export interface SourceSpec<Obj extends KubernetesObject> {
   resource: FrameworkResource;
@@ -189,6 +196,42 @@ export class SourceSet<Obj extends KubernetesObject> {
     await Promise.all(this.acquired.map((informer) => informer.waitForSync(deadline, timeout)));
   }
 
+  /**
+   * Subscribes `h` to one feed — a shared informer of `source` (acquired from the cache) or `own`, an
+   * informer of the caller's (started here) — and replays what an already synced informer holds as adds,
+   * since it will not list them again. For front ends that manage feeds themselves (per-kind handler
+   * lists, feeds added while running); `detach` unsubscribes and gives a shared informer back (an own one
+   * is stopped).
+   */
+  attach<T extends KubernetesObject>(
+    feed: { source: InformerSource } | { own: Informer<T> },
+    h: FeedHandlers<T>,
+  ): { informer: Informer<T>; detach: () => Promise<void> } {
+    let informer: Informer<T>;
+    if ('own' in feed) {
+      informer = feed.own;
+      informer.start();
+    } else informer = this.add<T>(feed.source);
+    let off: (() => void) | undefined = this.subscribe(informer, h);
+    if (informer.synced) for (const obj of informer.store.list()) h.add(obj);
+    return {
+      informer,
+      detach: async () => {
+        off?.();
+        off = undefined;
+        if ('own' in feed) {
+          await informer.stop();
+          return;
+        }
+        // Already given back when the whole set stopped first.
+        const i = this.acquired.indexOf(informer as unknown as Informer);
+        if (i < 0) return;
+        this.acquired.splice(i, 1);
+        await this.informers.release(informer as unknown as Informer);
+      },
+    };
+  }
+
   /** The kinds (`Kind.group`) whose watch has not synced yet, each with its last list error if any. */
   unsynced(): { kind: string; error: Error | undefined }[] {
     const out: { kind: string; error: Error | undefined }[] = [];
@@ -201,7 +244,7 @@ export class SourceSet<Obj extends KubernetesObject> {
 
   /** Stops listening and gives every informer back to the cache (the last user stops the watch). */
   async stop(): Promise<void> {
-    for (const off of this.unsubscribe.splice(0)) off();
+    for (const off of [...this.unsubscribe]) off();
     const informers = this.acquired.splice(0);
     await Promise.allSettled(informers.map((informer) => this.informers.release(informer)));
   }
@@ -216,18 +259,19 @@ export class SourceSet<Obj extends KubernetesObject> {
     return informer;
   }
 
-  private subscribe<T extends KubernetesObject>(
-    informer: Informer<T>,
-    h: { add: (obj: T) => void; update: (old: T, obj: T) => void; delete: (obj: T) => void },
-  ): void {
+  private subscribe<T extends KubernetesObject>(informer: Informer<T>, h: FeedHandlers<T>): () => void {
     informer.on('add', h.add);
     informer.on('update', h.update);
     informer.on('delete', h.delete);
-    this.unsubscribe.push(() => {
+    const off = (): void => {
       informer.off('add', h.add);
       informer.off('update', h.update);
       informer.off('delete', h.delete);
-    });
+      const i = this.unsubscribe.indexOf(off);
+      if (i >= 0) this.unsubscribe.splice(i, 1);
+    };
+    this.unsubscribe.push(off);
+    return off;
   }
 }
 

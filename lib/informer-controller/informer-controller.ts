@@ -3,14 +3,13 @@ import { trace, type Tracer } from '@opentelemetry/api';
 import { Registry } from 'prom-client';
 import type { Reconciler } from '../controller/reconcile-types.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { ControllerCore } from '../engine/controller-core.js';
+import type { ControllerCore } from '../engine/controller-core.js';
 import type { PassBody } from '../engine/pass-body.js';
-import { handleSignals, type HandleSignalsOptions } from '../host/handle-signals.js';
-import { resolveCoreConfig, type ResolvedCoreConfig } from '../engine/resolve-core-config.js';
+import { FrontEnd } from '../host/front-end.js';
+import { resolveCoreConfig } from '../engine/resolve-core-config.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../engine/retry-policy.js';
-import type { ObjectClient } from '../kube/object-client.js';
 import { Informer } from '../watch/informer.js';
-import { InformerCache, informerKey, type InformerSource } from '../watch/informer-cache.js';
+import { informerKey, type InformerSource } from '../watch/informer-cache.js';
 import { objectKey } from '../watch/store.js';
 import { defaultErrorHandler } from './default-error-handler.js';
 import type { InformerControllerOptions, InformerControllerSource } from './informer-controller-options.js';
@@ -29,9 +28,10 @@ interface Feed {
   /** Identity for InformerAlreadyAddedError. */
   id: string | Informer;
   source: InformerControllerSource | undefined;
-  /** The user's own informer (we start and stop it), or the shared one once acquired. */
-  informer: Informer | undefined;
-  off: (() => void) | undefined;
+  /** The user's own informer (started and stopped with the controller). */
+  own: Informer | undefined;
+  /** The subscription through the engine's source set while running. */
+  attached: { informer: Informer; detach: () => Promise<void> } | undefined;
 }
 
 interface KindEntry {
@@ -81,104 +81,50 @@ export interface InformerPlanning {
  * docs/coming-from-grafana-app-sdk.md.
  * @category Informer controller (grafana-app-sdk)
  */
-export class InformerController {
-  /** The engine's resolved options. */
-  readonly config: ResolvedCoreConfig;
-  /** The engine. */
-  readonly engine: ControllerCore;
-  /** What an `Operator` drives (its shared registry, informer cache and Lease reach the engine and the informers). */
-  readonly core: Pick<
-    ControllerCore,
-    'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason' | 'useFence'
-  >;
+export class InformerController extends FrontEnd {
   private readonly kinds = new Map<string, KindEntry>();
-  private readonly ledger = new RequestLedger();
+  private readonly ledger: RequestLedger;
   private readonly errorHandler: ErrorHandler;
   private readonly retryPolicy: RetryPolicy | null;
   private readonly retryDequeuePolicy: RetryDequeuePolicy | undefined;
   private readonly metricsNamespace: string;
   private readonly tracer: Tracer;
   private informerMetrics: InformerMetrics | undefined;
-  private cache: InformerCache | undefined;
-  private sharedInformers: InformerCache | undefined;
   private running = false;
 
   constructor(options: InformerControllerOptions = {}) {
-    if (typeof options !== 'object' || (options as unknown) === null) {
-      throw new InvalidConfigError(
-        'new InformerController(options): options must be an object (or left out)',
-      );
-    }
-    const o = options;
-    if (o.errorHandler !== undefined && typeof o.errorHandler !== 'function') {
-      throw new InvalidConfigError('options.errorHandler must be a function (ctx, err) => void');
-    }
-    if (o.retryPolicy !== undefined && o.retryPolicy !== null && typeof o.retryPolicy !== 'function') {
-      throw new InvalidConfigError(
-        'options.retryPolicy must be a function (error, attempt) => { retry, delayMs }, or null for no retries',
-      );
-    }
-    if (o.retryDequeuePolicy !== undefined && typeof o.retryDequeuePolicy !== 'function') {
-      throw new InvalidConfigError(
-        'options.retryDequeuePolicy must be a function (newAction, newObject, retryAction, retryObject, retryError) => boolean',
-      );
-    }
-    if (o.metricsNamespace !== undefined && !/^([a-zA-Z_:][a-zA-Z0-9_:]*)?$/.test(o.metricsNamespace)) {
-      throw new InvalidConfigError(
-        `options.metricsNamespace must be a Prometheus name prefix (letters, digits, '_', ':'); got "${o.metricsNamespace}"`,
-      );
-    }
-    const { errorHandler, retryPolicy, retryDequeuePolicy, metricsNamespace, tracer, ...core } = o;
-    this.config = resolveCoreConfig(
-      { ...core, name: o.name ?? DEFAULT_NAME, finalizer: false, errorCondition: false, resyncPeriodMs: 0 },
-      {
-        usage: 'new InformerController({ name?, kubeConfig?, errorHandler?, retryPolicy?, … })',
-        defaultFinalizer: () => false,
-      },
-    );
-    this.errorHandler = errorHandler ?? defaultErrorHandler;
-    this.retryPolicy = retryPolicy === undefined ? DEFAULT_RETRY_POLICY : retryPolicy;
-    this.retryDequeuePolicy = retryDequeuePolicy;
-    this.metricsNamespace = metricsNamespace ?? '';
-    this.tracer = tracer ?? trace.getTracer('reconcilekit');
-    const engine = new ControllerCore({
-      config: this.config,
-      noun: 'informer controller',
-      body: new InformerPassBody({
-        ledger: this.ledger,
-        handlers: (kind) => this.handlerTargets(kind),
-        errorHandler: this.errorHandler,
-        retryPolicy: this.retryPolicy,
-        retryDequeuePolicy: this.retryDequeuePolicy,
-        metrics: () => this.metricsOf(),
-        tracer: this.tracer,
-        logger: this.config.logger.child({ controller: this.config.name }),
+    const o = resolveInformerOptions(options);
+    const ledger = new RequestLedger();
+    // The pass body calls back into this controller (its handler lists and metrics), which exists only
+    // once the engine is built.
+    const self: { controller?: InformerController } = {};
+    const it = (): InformerController => self.controller as InformerController;
+    super(
+      o.config,
+      new InformerPassBody({
+        ledger,
+        handlers: (kind) => it().handlerTargets(kind),
+        errorHandler: o.errorHandler,
+        retryPolicy: o.retryPolicy,
+        retryDequeuePolicy: o.retryDequeuePolicy,
+        metrics: () => it().metricsOf(),
+        tracer: o.tracer,
+        logger: o.config.logger.child({ controller: o.config.name }),
       }),
-    });
-    this.engine = engine;
-    this.core = {
-      joinOperator: (shared) => {
-        engine.joinOperator(shared);
-        this.sharedInformers = shared.informers;
-      },
-      startWorkers: (signal) => {
-        engine.startWorkers(signal);
-      },
-      stopWorkers: (reason) => {
-        engine.stopWorkers(reason);
-      },
-      useFence: (fence) => {
-        engine.useFence(fence);
-      },
-      get notReadyReason() {
-        return engine.notReadyReason;
-      },
-    };
+      'informer controller',
+    );
+    self.controller = this;
+    this.ledger = ledger;
+    this.errorHandler = o.errorHandler;
+    this.retryPolicy = o.retryPolicy;
+    this.retryDequeuePolicy = o.retryDequeuePolicy;
+    this.metricsNamespace = o.metricsNamespace;
+    this.tracer = o.tracer;
   }
 
-  /** Controller name. */
-  get name(): string {
-    return this.config.name;
+  /** The engine (the same as `core`). */
+  get engine(): ControllerCore {
+    return this.core;
   }
 
   /**
@@ -217,29 +163,9 @@ export class InformerController {
     };
   }
 
-  /** API client (also `ctx.get(clientKey)` in handlers). */
-  get client(): ObjectClient | undefined {
-    return this.engine.client;
-  }
-
-  /** The Prometheus registry with the core's and grafana's series. */
-  get metrics(): Registry {
-    return this.engine.metrics;
-  }
-
   /** True while started, every informer synced, and not stopping. */
-  get ready(): boolean {
+  override get ready(): boolean {
     return this.running && this.engine.ready;
-  }
-
-  /** True while this replica runs handlers (always, without leader election). */
-  get leading(): boolean {
-    return this.engine.leading;
-  }
-
-  /** Base URL of the health server once listening, else undefined. */
-  get healthUrl(): string | undefined {
-    return this.engine.healthUrl;
   }
 
   /** Objects with pending calls (retries, requeues, events not yet handled). */
@@ -260,7 +186,7 @@ export class InformerController {
       throw new NilObjectError('addInformer: informer');
     let feed: Feed;
     if (informer instanceof Informer) {
-      feed = { id: informer, source: undefined, informer, off: undefined };
+      feed = { id: informer, source: undefined, own: informer, attached: undefined };
     } else {
       if (
         typeof informer !== 'object' ||
@@ -285,7 +211,7 @@ export class InformerController {
       delete source.fieldSelector;
       if (labels.length > 0) source.labelSelector = labels.join(',');
       if (fields.length > 0) source.fieldSelector = fields.join(',');
-      feed = { id: informerKey(source), source, informer: undefined, off: undefined };
+      feed = { id: informerKey(source), source, own: undefined, attached: undefined };
     }
     const entry = this.entry(kind);
     if (entry.feeds.some((f) => f.id === feed.id)) throw new InformerAlreadyAddedError(kind);
@@ -361,7 +287,7 @@ export class InformerController {
    * Starts every informer, waits until all listed (the listed objects arrive as `add` / `created`
    * events), then runs the handlers. Rejects when an informer cannot sync within `cacheSyncTimeoutMs`.
    */
-  async start(): Promise<void> {
+  override async start(): Promise<void> {
     if (this.running) return this.engine.start();
     this.metricsOf();
     this.running = true;
@@ -386,28 +312,17 @@ export class InformerController {
   }
 
   /** Stops the handlers gracefully (see docs/shutdown.md), then every informer. Idempotent. */
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.running = false;
     await this.engine.stop();
     const closing: Promise<void>[] = [];
     for (const entry of this.kinds.values()) {
       for (const feed of entry.feeds) {
-        feed.off?.();
-        feed.off = undefined;
-        if (feed.informer === undefined) continue;
-        if (feed.source === undefined) closing.push(feed.informer.stop());
-        else if (this.cache !== undefined) {
-          closing.push(this.cache.release(feed.informer));
-          feed.informer = undefined;
-        }
+        if (feed.attached !== undefined) closing.push(feed.attached.detach());
+        feed.attached = undefined;
       }
     }
     await Promise.allSettled(closing);
-  }
-
-  /** Stops gracefully on SIGTERM/SIGINT and exits 0. Returns a function removing the handlers. */
-  handleSignals(options: HandleSignalsOptions = {}): () => void {
-    return handleSignals(this, { logger: this.engine.logger, ...options }).dispose;
   }
 
   private entry(kind: string): KindEntry {
@@ -438,45 +353,22 @@ export class InformerController {
     return this.informerMetrics;
   }
 
-  /** Subscribes to a feed's informer (acquiring or starting it); replays a synced cache as adds. */
+  /** Subscribes to a feed through the engine's source set (acquiring or starting its informer). */
   private open(kind: string, feed: Feed): Informer {
-    let informer = feed.informer;
-    if (informer === undefined) {
-      const client = this.engine.client;
-      if (client === undefined) {
-        throw new InvalidConfigError(
-          'InformerController: informers need an API connection: pass options.kubeConfig (or set KUBECONFIG)',
-        );
-      }
-      this.cache ??=
-        this.config.informers ??
-        this.sharedInformers ??
-        new InformerCache({ client, logger: this.engine.logger, registry: this.config.registry });
-      informer = this.cache.acquire(feed.source as InformerControllerSource);
-      feed.informer = informer;
-    } else if (feed.source === undefined) informer.start();
-    if (feed.off !== undefined) return informer;
-    const add = (obj: KubernetesObject): void => {
-      this.deliver(kind, 'CREATE', obj, undefined);
-    };
-    const update = (old: KubernetesObject, obj: KubernetesObject): void => {
-      this.deliver(kind, 'UPDATE', obj, old);
-    };
-    const del = (obj: KubernetesObject): void => {
-      this.deliver(kind, 'DELETE', obj, undefined);
-    };
-    informer.on('add', add);
-    informer.on('update', update);
-    informer.on('delete', del);
-    const subscribed = informer;
-    feed.off = () => {
-      subscribed.off('add', add);
-      subscribed.off('update', update);
-      subscribed.off('delete', del);
-    };
-    // A shared informer that listed already will not send these objects again.
-    if (informer.synced) for (const obj of informer.store.list()) add(obj);
-    return informer;
+    if (feed.attached !== undefined) return feed.attached.informer;
+    const target = feed.source === undefined ? { own: feed.own as Informer } : { source: feed.source };
+    feed.attached = this.engine.attach(target, {
+      add: (obj) => {
+        this.deliver(kind, 'CREATE', obj, undefined);
+      },
+      update: (old, obj) => {
+        this.deliver(kind, 'UPDATE', obj, old);
+      },
+      delete: (obj) => {
+        this.deliver(kind, 'DELETE', obj, undefined);
+      },
+    });
+    return feed.attached.informer;
   }
 
   private deliver(
@@ -502,4 +394,46 @@ export class InformerController {
     if (action === 'DELETE') this.engine.deleteFunc(key, obj);
     else this.engine.updateFunc(key, obj);
   }
+}
+
+/** The options checked, the engine's part resolved (no finalizer, no error condition, no resync). */
+function resolveInformerOptions(options: InformerControllerOptions) {
+  if (typeof options !== 'object' || (options as unknown) === null) {
+    throw new InvalidConfigError('new InformerController(options): options must be an object (or left out)');
+  }
+  const o = options;
+  if (o.errorHandler !== undefined && typeof o.errorHandler !== 'function') {
+    throw new InvalidConfigError('options.errorHandler must be a function (ctx, err) => void');
+  }
+  if (o.retryPolicy !== undefined && o.retryPolicy !== null && typeof o.retryPolicy !== 'function') {
+    throw new InvalidConfigError(
+      'options.retryPolicy must be a function (error, attempt) => { retry, delayMs }, or null for no retries',
+    );
+  }
+  if (o.retryDequeuePolicy !== undefined && typeof o.retryDequeuePolicy !== 'function') {
+    throw new InvalidConfigError(
+      'options.retryDequeuePolicy must be a function (newAction, newObject, retryAction, retryObject, retryError) => boolean',
+    );
+  }
+  if (o.metricsNamespace !== undefined && !/^([a-zA-Z_:][a-zA-Z0-9_:]*)?$/.test(o.metricsNamespace)) {
+    throw new InvalidConfigError(
+      `options.metricsNamespace must be a Prometheus name prefix (letters, digits, '_', ':'); got "${o.metricsNamespace}"`,
+    );
+  }
+  const { errorHandler, retryPolicy, retryDequeuePolicy, metricsNamespace, tracer, ...core } = o;
+  const config = resolveCoreConfig(
+    { ...core, name: o.name ?? DEFAULT_NAME, finalizer: false, errorCondition: false, resyncPeriodMs: 0 },
+    {
+      usage: 'new InformerController({ name?, kubeConfig?, errorHandler?, retryPolicy?, … })',
+      defaultFinalizer: () => false,
+    },
+  );
+  return {
+    config,
+    errorHandler: errorHandler ?? defaultErrorHandler,
+    retryPolicy: retryPolicy === undefined ? DEFAULT_RETRY_POLICY : retryPolicy,
+    retryDequeuePolicy,
+    metricsNamespace: metricsNamespace ?? '',
+    tracer: tracer ?? trace.getTracer('reconcilekit'),
+  };
 }

@@ -1,0 +1,100 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { ControllerCore } from '../engine/controller-core.js';
+import type { PassBody } from '../engine/pass-body.js';
+import type { ResolvedCoreConfig } from '../engine/resolve-core-config.js';
+import type { ObjectClient } from '../kube/object-client.js';
+import type { Store } from '../watch/store.js';
+import { handleSignals, type HandleSignalsOptions } from './handle-signals.js';
+
+/**
+ * What every front end (`Framework`, `Controller`, `InformerController`, and the ones built on them) is
+ * to its user and to an `Operator`: the engine's members, the same way everywhere. A front end resolves
+ * its config (the engine's options through `resolveCoreConfig`, plus its own fields), hands the engine its
+ * {@link PassBody}, and adds only what is its own.
+ * @category Engine: Framework and ControllerCore
+ */
+export abstract class FrontEnd<
+  Obj extends KubernetesObject = KubernetesObject,
+  Config extends ResolvedCoreConfig<Obj> = ResolvedCoreConfig<Obj>,
+> {
+  /** The configuration with every default applied. */
+  readonly config: Config;
+  /** The engine (for `Operator`, `plan` and other runners). */
+  readonly core: ControllerCore<Obj>;
+
+  protected constructor(config: Config, body: PassBody<Obj>, noun: string) {
+    this.config = config;
+    this.core = new ControllerCore<Obj>({ config, body, noun });
+  }
+
+  /** Controller name. */
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** API client (`ctx.get(clientKey)` in user code); undefined without an API connection. */
+  get client(): ObjectClient | undefined {
+    return this.core.client;
+  }
+
+  /** The Prometheus registry holding every metric of this controller. */
+  get metrics(): Registry {
+    return this.core.metrics;
+  }
+
+  /** True once every watched kind's first list is in (immediately after start without `resource`). */
+  get synced(): boolean {
+    return this.core.synced;
+  }
+
+  /** True while started, synced and not stopping: it reconciles (or stands by as a follower). */
+  get ready(): boolean {
+    return this.core.ready;
+  }
+
+  /** True while this replica runs workers (always, without leader election). */
+  get leading(): boolean {
+    return this.core.leading;
+  }
+
+  /** Base URL of the health server once listening (`http://127.0.0.1:8080`), else undefined. */
+  get healthUrl(): string | undefined {
+    return this.core.healthUrl;
+  }
+
+  /**
+   * The cache of a watched kind (`resource`, `owns`, `watches`), or undefined when not watched. Give
+   * `apiVersion` when two watched groups have a kind of that name.
+   */
+  cache(kind: string, apiVersion?: string): Store | undefined {
+    return this.core.cache(kind, apiVersion);
+  }
+
+  /** Runs a pass for `key` (`namespace/name`): a manual trigger, e.g. from an external system's webhook. */
+  enqueue(key: string): void {
+    this.core.enqueue(key);
+  }
+
+  /** Starts watching and reconciling; resolves once the caches are synced and workers run (or stand by). */
+  start(): Promise<void> {
+    return this.core.start();
+  }
+
+  /**
+   * Stops gracefully: takes no new work, lets in-flight passes finish (up to `gracefulShutdownMs`, then
+   * aborts them through their signal), releases the Lease, closes watches and servers. Nothing keeps the
+   * process alive afterwards. Idempotent. See docs/shutdown.md.
+   */
+  stop(): Promise<void> {
+    return this.core.stop();
+  }
+
+  /**
+   * Stops gracefully on SIGTERM/SIGINT and exits 0; a second signal exits at once. Returns a function
+   * removing the handlers. See also `runUntilSignal`.
+   */
+  handleSignals(options: HandleSignalsOptions = {}): () => void {
+    return handleSignals(this, { logger: this.core.logger, ...options }).dispose;
+  }
+}
