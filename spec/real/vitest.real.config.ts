@@ -46,6 +46,7 @@ export default defineConfig({
       'spec/crud/same-name-recreate.test.ts',
       'spec/crud/framework-error-condition.test.ts',
       'spec/crud/framework-watch.test.ts',
+      'spec/crud/framework-watches-predicates.test.ts',
       'spec/crud/hung-reconcile.test.ts',
       'spec/crud/framework-leader.test.ts',
       'spec/crud/burst-coalescing.test.ts',
