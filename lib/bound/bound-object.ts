@@ -224,7 +224,7 @@ export class BoundObject<Obj extends KubernetesObject = KubernetesObject> {
     if (changed) await this.writeConditions(conditions);
   }
 
-  /** Replaces the object's whole `status` (seed 004's `Update`) and writes it if it changed, resourceVersion-guarded. */
+  /** Replaces the object's whole `status` (sequencer's `Update`) and writes it if it changed, resourceVersion-guarded. */
   async updateStatus(status: unknown): Promise<void> {
     const next = structuredClone(this.current) as Obj & { status?: unknown };
     next.status = structuredClone(status);

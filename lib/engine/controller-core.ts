@@ -99,7 +99,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private readonly errorConditions: ErrorConditionWriter | undefined;
   private readonly objects = new DropInObjects<Obj>();
   private readonly ledger = new FailureLedger();
-  /** Objects the engine's own finalizer patch produced, until the watch delivers them (S11). */
+  /** Objects the engine's own finalizer patch produced, until the watch delivers them. */
   private readonly ownPatches = new Map<string, Obj>();
   private sources: SourceSet<Obj> | undefined;
   private pool!: WorkerPool;
@@ -126,7 +126,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     this.config = c;
     this.noun = parts.noun;
     if (c.collectDefaultMetrics) addProcessMetrics(c.registry);
-    // Long-lived: many concurrent requests (watches, Lease, CRD) listen on it at once; not a leak (R5).
+    // Long-lived: many concurrent requests (watches, Lease, CRD) listen on it at once; not a leak.
     setMaxListeners(0, this.lifetime.signal);
     this.logger = new FlatLogger(c.logger, { controller: c.name });
     this.client = makeClient(
@@ -455,7 +455,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     if (c.leaderElection !== false && this.client !== undefined) {
       const le = c.leaderElection;
       this.elector = new LeaderElector({
-        // The Lease's own renewals must not be fenced; every other write of this client is (S14 fencing).
+        // The Lease's own renewals must not be fenced; every other write of this client is.
         client: this.client.unfenced(),
         ...le,
         logger: this.logger,
@@ -593,7 +593,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
             this.objects.remember(key, outcome.added as Obj);
             queue.add(key);
           } else if (this.config.predicates.length > 0) {
-            // A predicate may filter the watch event of our own patch: run the next pass ourselves (S11).
+            // A predicate may filter the watch event of our own patch: run the next pass ourselves.
             this.ownPatches.set(key, outcome.added as Obj);
             queue.add(key);
           }
@@ -717,7 +717,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     return `${stuck.length} object(s) Terminating with our finalizer for over ${DEFAULT_STUCK_DELETION_MS / 1000} s: ${stuck.slice(0, 5).join(', ')}`;
   }
 
-  /** The newer of the cached object and our own finalizer patch of it (S11). */
+  /** The newer of the cached object and our own finalizer patch of it. */
   private latest(key: string, cached: Obj): Obj {
     const patched = this.ownPatches.get(key);
     if (patched === undefined) return cached;

@@ -157,8 +157,8 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
   events?: boolean;
   /**
    * Condition set to False (reason and message of the error) on the status of an object whose reconcile
-   * failed, or false for none. Default `{ type: 'Ready' }` on kinds with a status subresource (issue 7:
-   * failures visible on the object). Removed after the next success unless your status changed it.
+   * failed, or false for none. Default `{ type: 'Ready' }` on kinds with a status subresource
+   * (failures visible on the object). Removed after the next success unless your status changed it.
    */
   errorCondition?: { type?: string } | false;
   /**

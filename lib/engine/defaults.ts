@@ -17,7 +17,7 @@ import { DEFAULT_ERROR_CONDITION_TYPE } from './error-condition.js';
  * cache sync timeout 2 min (controller-runtime's CacheSyncTimeout); Lease duration 15 s (a standby takes
  * over within it plus about two retry periods after the leader vanished, ≈ 19 s; about at once after a
  * graceful release), renew deadline 10 s, retry period 2 s (client-go's leader election); identical Events
- * aggregated for 6 min (kube-rs' recorder); error condition `Ready` (False on failing objects, issue 7).
+ * aggregated for 6 min (kube-rs' recorder); error condition `Ready` (False on failing objects).
  */
 export {
   DEFAULT_ERROR_CONDITION_TYPE,
@@ -102,7 +102,7 @@ export const DEFAULT_REMOVED_FINALIZER_MEMORY_MS = 3 * DEFAULT_RESYNC_PERIOD_MS;
  * Minimum time between the starts of two reconciles of one object; 0 disables. An idle object still runs at
  * once (a lone change keeps its latency); only an object that changes again while or right after it runs
  * waits until 100 ms after its previous run started, so a burst of changes costs at most ~10 runs/s per
- * object instead of one run per reconcile time (issue 6, workload 3: ≤ 10 reconciles for 1,000 patches).
+ * object instead of one run per reconcile time (bench workload 3: ≤ 10 reconciles for 1,000 patches).
  * @category Engine: Framework and ControllerCore
  */
 export const DEFAULT_MIN_RECONCILE_INTERVAL_MS = 100;

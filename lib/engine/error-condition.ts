@@ -60,7 +60,7 @@ function sameCondition(a: StatusConditionInput | undefined, b: StatusConditionIn
 }
 
 /**
- * Writes the error condition of failing objects (issue 7, bug R3): `<type>=False` with the error's
+ * Writes the error condition of failing objects: `<type>=False` with the error's
  * reason and message on the status subresource, in the background and best effort (a failed write is
  * logged, never a new error). Skipped when the object already carries the identical condition, so a
  * repeatedly failing object is written once per distinct error. Writes are merge patches guarded by

@@ -129,7 +129,7 @@ export class PassRunner<Obj extends KubernetesObject> {
       if (timedOut !== undefined) outcome = { result: 'error', error: timedOut, terminal: false };
       else if (signal.aborted) outcome = { result: 'aborted' };
       else {
-        // A stale object or a held guard lock: not a failure, run again soon (seed 004's 409 → 1 s).
+        // A stale object or a held guard lock: not a failure, run again soon (sequencer's 409 → 1 s).
         const soon = retrySoonDelay(err);
         if (soon !== undefined) {
           logger.debug('object stale or condition locked; retrying soon', {

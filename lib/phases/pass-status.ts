@@ -7,7 +7,7 @@ import type { ObjectClient } from '../kube/object-client.js';
 
 /**
  * The status write of a Std reconciler's pass: the status as it was when the pass started, written once
- * at the end iff the steps changed it (seed 002's deferred status update, with its errors propagated).
+ * at the end iff the steps changed it (operator-sdk-extra's deferred status update, with its errors propagated).
  */
 export class PassStatus {
   private readonly writers = new WeakMap<ObjectClient, StatusWriter>();

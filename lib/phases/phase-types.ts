@@ -11,7 +11,7 @@ import type { Awaitable } from '../util/awaitable.js';
 export type StepResult = ReconcileResult | undefined | void; // eslint-disable-line @typescript-eslint/no-invalid-void-type -- a step with no return goes on
 
 /**
- * A phase's verdict on its Kubernetes children (seed 002 `K8sDiff`). Missing flags count as false.
+ * A phase's verdict on its Kubernetes children (operator-sdk-extra's `K8sDiff`). Missing flags count as false.
  * @category Phases, status and guards
  */
 export interface K8sDiff {
@@ -23,7 +23,7 @@ export interface K8sDiff {
 }
 
 /**
- * A remote resource's verdict (seed 002 `Diff`). Missing flags count as false.
+ * A remote resource's verdict (operator-sdk-extra's `Diff`). Missing flags count as false.
  * @category Phases, status and guards
  */
 export interface Diff {
@@ -33,13 +33,13 @@ export interface Diff {
 }
 
 /**
- * The per-pass working map steps share (seed 002's `data map[string]any`).
+ * The per-pass working map steps share (operator-sdk-extra's `data map[string]any`).
  * @category Phases, status and guards
  */
 export type Data = Map<string, unknown>;
 
 /**
- * One phase of a {@link StdK8sReconciler} (seed 002 `K8sPhaseReconciler`): configure → read → diff →
+ * One phase of a {@link StdK8sReconciler} (operator-sdk-extra's `K8sPhaseReconciler`): configure → read → diff →
  * create / update / delete as the diff says → onSuccess. Only `name` and `diff` are required.
  * @category Phases, status and guards
  */
@@ -66,7 +66,7 @@ export interface K8sPhaseReconciler<Obj extends KubernetesObject = KubernetesObj
 }
 
 /**
- * The parent hooks of a {@link StdK8sReconciler} (seed 002 `K8sReconciler`); all optional.
+ * The parent hooks of a {@link StdK8sReconciler} (operator-sdk-extra's `K8sReconciler`); all optional.
  * @category Phases, status and guards
  */
 export interface K8sReconcilerHooks<Obj extends KubernetesObject = KubernetesObject> {
@@ -80,7 +80,7 @@ export interface K8sReconcilerHooks<Obj extends KubernetesObject = KubernetesObj
 }
 
 /**
- * The hooks of a {@link StdReconciler} for a remote (non-Kubernetes) resource (seed 002 `Reconciler`).
+ * The hooks of a {@link StdReconciler} for a remote (non-Kubernetes) resource (operator-sdk-extra's `Reconciler`).
  * `read` and `diff` are required; `create`/`update` are required once a diff asks for them.
  * @category Phases, status and guards
  */

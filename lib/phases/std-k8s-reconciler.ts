@@ -30,7 +30,7 @@ export interface StdK8sReconcilerOptions<Obj extends KubernetesObject> {
 }
 
 /**
- * Ordered phases over an object's Kubernetes children (seed 002 `StdK8sReconciler`), as a `Controller`
+ * Ordered phases over an object's Kubernetes children (operator-sdk-extra's `StdK8sReconciler`), as a `Controller`
  * reconciler: hooks.configure → hooks.read → each phase (configure → read → diff → create/update/delete
  * as flagged → onSuccess) → hooks.onSuccess; the status is written once at the end, only if it changed.
  * Any step returning `{ requeueAfterMs }` ends the pass. A phase's failure goes to its `onError` (return:

@@ -25,7 +25,7 @@ export interface StdReconcilerOptions<Obj extends KubernetesObject, Meta> {
 }
 
 /**
- * A remote (non-Kubernetes) resource behind an object (seed 002 `StdReconciler`), as a `Controller`
+ * A remote (non-Kubernetes) resource behind an object (operator-sdk-extra's `StdReconciler`), as a `Controller`
  * reconciler: configure → meta, read, diff, create if `needCreate`, update if `needUpdate`, onSuccess;
  * the status is written once at the end, only if it changed. Any step returning `{ requeueAfterMs }`
  * ends the pass. `onError` is called on every failure, then the error is rethrown (the seed's never ran:

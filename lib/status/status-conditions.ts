@@ -82,7 +82,7 @@ export function removeCondition(
 }
 
 /**
- * {@link setCondition} that also says whether anything changed (seed 004's `SetCondition → changed`):
+ * {@link setCondition} that also says whether anything changed (sequencer's `SetCondition → changed`):
  * `changed` is false when a condition of the same type already has the same status, reason, message and
  * observedGeneration — then the returned list equals the input and a status writer can skip the write.
  * `lastTransitionTime` moves only when the status changes (or the condition is new).
@@ -105,7 +105,7 @@ export function upsertCondition(
 }
 
 /**
- * The first condition with `status`, if any (seed 004's `FindStatusCondition`).
+ * The first condition with `status`, if any (sequencer's `FindStatusCondition`).
  * @category Engine: Framework and ControllerCore
  */
 export function findConditionByStatus(

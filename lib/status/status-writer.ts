@@ -24,7 +24,7 @@ function wire(value: unknown): unknown {
 }
 
 /**
- * Writes an object's `status` once per pass, and only when it changed (seed 002's deferred status write):
+ * Writes an object's `status` once per pass, and only when it changed (operator-sdk-extra's deferred status write):
  * the status subresource is replaced (PUT `/status`; the main resource when the kind has no status
  * subresource) **carrying the object's resourceVersion**, so a pass that held a stale object never
  * overwrites a newer status. A conflict (409) is thrown as {@link StaleObjectError}: the engine runs the
