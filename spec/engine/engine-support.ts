@@ -135,11 +135,17 @@ export interface CoreOptions {
  * server is needed (no Events, no error condition).
  */
 export function dropInCore(body: FakeBody, options: CoreOptions = {}): ControllerCore<Widget> {
-  const config = resolveCoreConfig(
-    { name: 'engine-spec', finalizer: false, ...QUIET, ...options.config },
+  const config = resolveCoreConfig<Widget>(
+    {
+      name: 'engine-spec',
+      finalizer: false,
+      ...QUIET,
+      ...options.config,
+      predicates: options.predicates ?? [],
+    },
     { usage: 'new ControllerCore(...) in the engine specs', defaultFinalizer: () => false },
   );
-  return new ControllerCore<Widget>({ config, body, noun: 'core', predicates: options.predicates ?? [] });
+  return new ControllerCore<Widget>({ config, body, noun: 'core' });
 }
 
 /** The finalizer the watching cores manage. */
@@ -151,10 +157,11 @@ export function watchingCore(
   body: FakeBody,
   options: CoreOptions = {},
 ): ControllerCore<Widget> {
-  const config = resolveCoreConfig(
+  const config = resolveCoreConfig<Widget>(
     {
       name: 'engine-spec',
       kubeConfig,
+      predicates: options.predicates ?? [],
       resource: { apiVersion: WIDGET.apiVersion, kind: WIDGET.kind, namespace: 'default' },
       finalizer: FINALIZER,
       ...QUIET,
@@ -162,5 +169,5 @@ export function watchingCore(
     },
     { usage: 'new ControllerCore(...) in the engine specs', defaultFinalizer: () => FINALIZER },
   );
-  return new ControllerCore<Widget>({ config, body, noun: 'core', predicates: options.predicates ?? [] });
+  return new ControllerCore<Widget>({ config, body, noun: 'core' });
 }
