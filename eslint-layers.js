@@ -40,11 +40,7 @@ export const LAYERS = [
  * this empty: an entry is debt, not a rule.
  * @type {Record<string, string[]>}
  */
-const PENDING = {
-  // The engine resolves the health server's default bind address; it goes once the host owns the health
-  // server and its config.
-  'lib/engine/resolve-core-config.ts': ['host'],
-};
+const PENDING = {};
 
 /** Who may import `lib/apiserver/index.ts` (the embedded server is heavy: never the engine's concern). */
 const APISERVER_USERS = ['declarative', 'testing', 'cli'];

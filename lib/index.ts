@@ -522,7 +522,7 @@ export {
   defaultHealthHost,
   SERVICE_ACCOUNT_DIR,
   IN_POD_HEALTH_HOST,
-} from './observability/default-health-host.js';
+} from './engine/default-health-host.js';
 
 // plan: what an operator would change, without changing anything (issue 19).
 export {

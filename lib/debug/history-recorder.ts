@@ -7,7 +7,11 @@ import type { PassTrigger } from './pass-trigger.js';
  * after each pass; holds names, results, durations and error messages only, never object contents.
  */
 
-export { DEBUG_PAGE_ENV } from '../engine/defaults.js';
+/**
+ * Environment variable that turns `debugPage` on when a controller leaves it unset (`reconcilekit dev` sets
+ * it to `1`). @category Observability: logs, metrics, Events, health
+ */
+export const DEBUG_PAGE_ENV = 'RECONCILEKIT_DEBUG_PAGE';
 
 /** Passes kept per object. @category Observability: logs, metrics, Events, health */
 export const DEFAULT_DEBUG_PASSES_PER_OBJECT = 20;

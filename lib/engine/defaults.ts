@@ -138,9 +138,3 @@ export const DEFAULT_HEALTH_HOST = '127.0.0.1';
  * @category Engine: Framework and ControllerCore
  */
 export const DEFAULT_HEALTH_PORT = 8080;
-
-/**
- * Environment variable that turns `debugPage` on when a controller leaves it unset (`reconcilekit dev` sets
- * it to `1`). @category Observability: logs, metrics, Events, health
- */
-export const DEBUG_PAGE_ENV = 'RECONCILEKIT_DEBUG_PAGE';

@@ -5,7 +5,7 @@ import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { ExponentialRateLimiter, type RateLimiter } from '../queue/rate-limiter.js';
 import { defaultBackOffFactory, type BackOffFactory } from '../util/backoff.js';
-import { defaultHealthHost } from '../observability/default-health-host.js';
+import { defaultHealthHost } from './default-health-host.js';
 import {
   DEFAULT_REQUEUE_BASE_DELAY_MS,
   DEFAULT_REQUEUE_FACTOR,
@@ -21,8 +21,8 @@ import {
   DEFAULT_RESYNC_PERIOD_MS,
   DEFAULT_RETRY_PERIOD_MS,
   DEFAULT_WORKERS,
-  DEBUG_PAGE_ENV,
 } from './defaults.js';
+import { DEBUG_PAGE_ENV } from '../debug/history-recorder.js';
 import { DEFAULT_ERROR_CONDITION_TYPE } from './error-condition.js';
 import type { InformerCache } from '../watch/informer-cache.js';
 import type { CoreConfig, FrameworkResource, LeaderElectionOptions, OwnedResource } from './core-config.js';

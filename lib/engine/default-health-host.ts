@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_HEALTH_HOST } from '../engine/defaults.js';
+import { DEFAULT_HEALTH_HOST } from './defaults.js';
 
 /**
  * Where Kubernetes mounts a pod's service-account token.

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { defaultHealthHost } from '../../lib/observability/default-health-host.js';
+import { defaultHealthHost } from '../../lib/engine/default-health-host.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rk-sa-'));
 afterAll(() => {
