@@ -518,11 +518,7 @@ export {
   type CreateOrUpdateResult,
 } from './kube/create-or-update.js';
 // end helpers
-export {
-  defaultHealthHost,
-  SERVICE_ACCOUNT_DIR,
-  IN_POD_HEALTH_HOST,
-} from './engine/default-health-host.js';
+export { defaultHealthHost, SERVICE_ACCOUNT_DIR, IN_POD_HEALTH_HOST } from './engine/default-health-host.js';
 
 // plan: what an operator would change, without changing anything (issue 19).
 export {
