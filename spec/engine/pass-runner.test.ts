@@ -213,7 +213,10 @@ describe('PassRunner', () => {
     };
     const { runner } = makeRunner(body);
     const paused = dropInWidget('a', '1', { annotations: { 'cluster.x-k8s.io/paused': 'true' } });
-    expect(await runner.reconcile(KEY, paused, undefined, 0, live())).toEqual({ result: 'success' });
+    expect(await runner.reconcile(KEY, paused, undefined, 0, live())).toEqual({
+      result: 'success',
+      paused: { key: 'cluster.x-k8s.io/paused', value: 'true' },
+    });
     expect(await runner.reconcile(KEY, deleting('a'), undefined, 0, live())).toMatchObject({
       result: 'success',
     });
