@@ -24,6 +24,7 @@ import { openApiV3Document, openApiV3Root } from './openapi-v3.js';
 import { decodeProtobufBody, PROTOBUF_CONTENT_TYPE } from './protobuf-body.js';
 import { parseResourceRequest } from './request-info.js';
 import { retryStaleWrites } from './webhooks/request-admission.js';
+import { prepareConversions } from './webhooks/request-conversion.js';
 import {
   ApiError,
   isApiError,
@@ -184,6 +185,7 @@ export function createRouter(
       body,
       warnings: deprecation === undefined ? [] : [deprecation],
     };
+    await prepareConversions(ctx);
     if (info.verb === 'watch') {
       handleWatch(ctx);
       return;

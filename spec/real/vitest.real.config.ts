@@ -26,6 +26,7 @@ export default defineConfig({
       'spec/apiserver/fidelity/namespace-controllers.test.ts',
       'spec/apiserver/fidelity/status-messages.test.ts',
       'spec/apiserver/fidelity/admission-webhooks.test.ts',
+      'spec/apiserver/fidelity/conversion-webhook.test.ts',
       'spec/real/**/*.test.ts',
       // Kinds: the CRD a kind generates, accepted and enforced by kube-apiserver as by the embedded server.
       'spec/kinds/kind-crd-behaviour.test.ts',

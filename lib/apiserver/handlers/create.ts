@@ -25,6 +25,7 @@ import { presentObject, toStorage } from './presentation.js';
 import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
 import { parseObjectBody, typeMetaMismatch } from './decode-errors.js';
 import { requestAdmission } from '../webhooks/request-admission.js';
+import { convertsOnWrite, rememberWritten, toStorageVersion } from '../webhooks/request-conversion.js';
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const GENERATE_ATTEMPTS = 8;
@@ -64,12 +65,16 @@ export function createObject(
 ): Reply | Promise<Reply> {
   const obj = prepareCreate(ctx, input, opts);
   const admission = requestAdmission(ctx, 'CREATE');
-  if (admission === undefined) return commitCreate(ctx, stageCreate(ctx, admitSchema(ctx, obj), opts));
+  if (admission === undefined && !convertsOnWrite(ctx)) {
+    return commitCreate(ctx, stageCreate(ctx, admitSchema(ctx, obj), opts));
+  }
   return (async () => {
     const defaulted = admitSchema(ctx, obj, undefined, { validate: false });
-    const mutated = (await admission.mutate(defaulted)) ?? defaulted;
+    const mutated = (await admission?.mutate(defaulted)) ?? defaulted;
     const staged = stageCreate(ctx, admitSchema(ctx, mutated), opts);
-    await admission.validate(staged.object);
+    await admission?.validate(staged.object);
+    if (convertsOnWrite(ctx))
+      staged.storable = normalizeObjectMeta(await toStorageVersion(ctx, staged.object));
     return commitCreate(ctx, staged);
   })();
 }
@@ -189,9 +194,11 @@ function commitCreate(ctx: RequestContext, staged: StagedCreate): Reply {
   if (existing)
     throw alreadyExists(type, name, stringAt(metadataOf(existing), 'deletionTimestamp') !== undefined);
   if (isDryRun(ctx)) {
+    rememberWritten(ctx, storable, staged.object);
     return { code: 201, body: presentObject(ctx, storable) };
   }
   const stored = core.store.create(typeKey(type), storable);
+  rememberWritten(ctx, stored, staged.object);
   afterKindWrite(core, type, stored);
   if (Array.isArray(metadataOf(stored).ownerReferences)) core.kick();
   return { code: 201, body: presentObject(ctx, stored) };

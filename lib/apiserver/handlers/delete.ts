@@ -1,5 +1,6 @@
 import type { Reply } from '../http-io.js';
 import { requestAdmission, StaleWriteError } from '../webhooks/request-admission.js';
+import { rememberWritten } from '../webhooks/request-conversion.js';
 import { parseJsonObject } from '../http-io.js';
 import { display, metadataOf, objectAt, stringAt, type JsonObject } from '../json.js';
 import { deleteObject, type PropagationPolicy } from '../object-lifecycle.js';
@@ -113,7 +114,9 @@ export function handleDelete(ctx: RequestContext): Reply | Promise<Reply> {
     });
   }
   const current = currentObject(ctx);
-  const admission = requestAdmission(ctx, 'DELETE', presentObject(ctx, current));
+  // Converted (or ConversionNeeded) before anything is deleted, so the answer can be presented after.
+  const presented = presentObject(ctx, current);
+  const admission = requestAdmission(ctx, 'DELETE', presented);
   if (admission === undefined) return deleteReply(ctx, current, deleteOne(ctx, current, options));
   return (async () => {
     await admission.mutate(undefined);
@@ -130,6 +133,9 @@ function deleteReply(
   current: JsonObject,
   result: { object: JsonObject; deleted: boolean },
 ): Reply {
+  if (ctx.conversions !== undefined && result.object !== current) {
+    rememberWritten(ctx, result.object, presentObject(ctx, current));
+  }
   if (result.deleted && !ctx.type.deleteReturnsObject) {
     return { code: 200, body: deleteSuccess(ctx.type, nameOf(current), String(metadataOf(current).uid)) };
   }

@@ -4,11 +4,13 @@ import { apiVersionOf } from '../resource-type.js';
 import { cloneJson } from '../patch/json-value.js';
 import { pruneNonNullableNulls, pruneUnknownFields } from '../schema/prune.js';
 import type { RequestContext } from './request-context.js';
+import { convertedFor } from '../webhooks/request-conversion.js';
 
 /** The object as the requested version shows it (objects are stored in the storage version). */
 export function presentObject(ctx: RequestContext, obj: JsonObject): JsonObject {
   const apiVersion = apiVersionOf(ctx.type.group, ctx.version.name);
   if (obj.apiVersion === apiVersion && obj.kind === ctx.type.kind) return obj;
+  if (ctx.conversions !== undefined) return convertedFor(ctx, ctx.conversions, obj);
   return { ...obj, apiVersion, kind: ctx.type.kind };
 }
 

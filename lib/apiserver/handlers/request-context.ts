@@ -3,6 +3,7 @@ import type { ApiServerCore } from '../core.js';
 import type { ResourceRequest } from '../request-info.js';
 import type { ResourceType, ServedVersion } from '../resource-type.js';
 import type { KindRef } from '../patch/kind-ref.js';
+import type { JsonObject } from '../json.js';
 import { ApiError, failureStatus } from '../status.js';
 
 /** Everything a verb handler gets for one resource request. */
@@ -18,6 +19,11 @@ export interface RequestContext {
   body: Buffer;
   /** `Warning` header texts to send with the reply. */
   warnings: string[];
+  /**
+   * Set when the request's version converts through the CRD's conversion webhook: stored objects
+   * (storage version) → the same objects in the request's version (lib/apiserver/webhooks/request-conversion.ts).
+   */
+  conversions?: WeakMap<JsonObject, JsonObject>;
 }
 
 /** The options kind kube-apiserver names when a write's options are invalid, per verb. */

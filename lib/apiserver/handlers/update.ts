@@ -27,6 +27,7 @@ import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-c
 import { scaleOf, scaleToObject } from './scale.js';
 import { parseObjectBody, typeMetaMismatch } from './decode-errors.js';
 import { checkUnchanged, requestAdmission } from '../webhooks/request-admission.js';
+import { convertsOnWrite, rememberWritten, toStorageVersion } from '../webhooks/request-conversion.js';
 import { patchUidImmutable, updateUidConflict } from './preconditions.js';
 
 const SERVER_MANAGED = [
@@ -112,17 +113,23 @@ export function updateObject(
     sub === undefined || sub === 'status'
       ? requestAdmission(ctx, 'UPDATE', presentObject(ctx, current))
       : undefined;
-  if (admission === undefined) return commitStaged(ctx, current, stageUpdate(ctx, current, candidate, opts));
+  if (admission === undefined && !convertsOnWrite(ctx)) {
+    return commitStaged(ctx, current, stageUpdate(ctx, current, candidate, opts));
+  }
   return (async () => {
-    const old = presentObject(ctx, current);
-    const copy = { ...candidate, metadata: { ...metadataOf(candidate) } };
-    const defaulted = admitSchema(ctx, copy, old, { validate: false });
-    const mutated = (await admission.mutate(defaulted)) ?? defaulted;
-    const staged = stageUpdate(ctx, current, mutated, opts);
-    await admission.validate(presentObject(ctx, staged));
+    let input = candidate;
+    if (admission !== undefined) {
+      const old = presentObject(ctx, current);
+      const copy = { ...candidate, metadata: { ...metadataOf(candidate) } };
+      const defaulted = admitSchema(ctx, copy, old, { validate: false });
+      input = (await admission.mutate(defaulted)) ?? defaulted;
+    }
+    const staged = stageUpdate(ctx, current, input, opts);
+    await admission?.validate(presentObject(ctx, staged));
+    const storable = convertsOnWrite(ctx) ? await toStorageVersion(ctx, staged) : undefined;
     const rv = metadataOf(candidate).resourceVersion;
     checkUnchanged(ctx, current, rv !== undefined && rv !== '');
-    return commitStaged(ctx, current, staged);
+    return commitStaged(ctx, current, staged, storable);
   })();
 }
 
@@ -241,10 +248,17 @@ function stageUpdate(
   return next;
 }
 
-function commitStaged(ctx: RequestContext, current: JsonObject, next: JsonObject): Reply {
+function commitStaged(
+  ctx: RequestContext,
+  current: JsonObject,
+  next: JsonObject,
+  storable?: JsonObject,
+): Reply {
   const { core, type } = ctx;
   const sub = ctx.info.subresource;
-  const result = commitUpdate(core, type, current, normalizeObjectMeta(toStorage(ctx, next)), isDryRun(ctx));
+  const stored = normalizeObjectMeta(storable ?? toStorage(ctx, next));
+  const result = commitUpdate(core, type, current, stored, isDryRun(ctx));
+  rememberWritten(ctx, result.object, next);
   if (!result.deleted && result.changed && !isDryRun(ctx)) afterKindWrite(core, type, result.object);
   if (sub === 'scale') return { code: 200, body: scaleOf(ctx, result.object) };
   return { code: 200, body: presentObject(ctx, result.object) };

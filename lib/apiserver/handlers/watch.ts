@@ -1,7 +1,9 @@
 import type { JsonObject } from '../json.js';
 import { apiVersionOf, typeKey } from '../resource-type.js';
 import { invalid, pathNotFound } from '../status.js';
-import { WatchStream } from '../watch-stream.js';
+import { WatchStream, type WatchStreamOptions } from '../watch-stream.js';
+import { ConvertingWatchStream, presentConverted } from '../webhooks/converting-watch-stream.js';
+import { convertForRequest } from '../webhooks/request-conversion.js';
 import { namespaceOf, selectorFilter } from './filter.js';
 import { presentObject, tableOf, wantsTable } from './presentation.js';
 import { checkListOptions } from './list-options.js';
@@ -56,14 +58,16 @@ export function handleWatch(ctx: RequestContext): void {
   };
   const table = wantsTable(ctx);
   let firstTableEvent = true;
+  const conversions = ctx.conversions;
   const present = (obj: JsonObject, eventType: string): unknown => {
+    if (conversions !== undefined && !table) return presentConverted(conversions, () => converting, obj);
     if (!table) return presentObject(ctx, obj);
     const rendered = tableOf(ctx, [obj]);
     if (!firstTableEvent && eventType !== 'ERROR') rendered.columnDefinitions = [];
     firstTableEvent = false;
     return rendered;
   };
-  const stream: WatchStream = new WatchStream(ctx.res, {
+  const options: WatchStreamOptions = {
     filter: { typeKey: key, namespace: namespaceOf(ctx), matches },
     present,
     maxBufferBytes: core.settings.watchBufferBytes,
@@ -84,7 +88,13 @@ export function handleWatch(ctx: RequestContext): void {
             : { resourceVersion: String(rv) },
         })
       : undefined,
-  });
+  };
+  // A version served through the conversion webhook converts each event, in order, before writing it.
+  const converting =
+    conversions === undefined
+      ? undefined
+      : new ConvertingWatchStream(ctx.res, options, (objects) => convertForRequest(ctx, objects));
+  const stream: WatchStream = converting ?? new WatchStream(ctx.res, options);
   ctx.res.writeHead(200, {
     'Content-Type': 'application/json',
     'Transfer-Encoding': 'chunked',

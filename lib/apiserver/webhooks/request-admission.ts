@@ -4,6 +4,7 @@ import { isDryRun, type RequestContext } from '../handlers/request-context.js';
 import { AdmissionRun, mayCallWebhooks } from './admission-dispatcher.js';
 import { typeKey } from '../resource-type.js';
 import { conflict } from '../status.js';
+import { ConversionNeeded, convertForRequest } from './request-conversion.js';
 
 const OPTIONS_KIND = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' } as const;
 
@@ -63,10 +64,16 @@ export const MAX_WRITE_ATTEMPTS = 5;
  */
 export async function retryStaleWrites<T>(ctx: RequestContext, write: () => T | Promise<T>): Promise<T> {
   const warnings = [...ctx.warnings];
+  let conversions = 0;
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (e) {
+      if (e instanceof ConversionNeeded && conversions++ < MAX_WRITE_ATTEMPTS * 4) {
+        await convertForRequest(ctx, e.objects);
+        attempt--;
+        continue;
+      }
       if (!(e instanceof StaleWriteError)) throw e;
       if (attempt >= MAX_WRITE_ATTEMPTS) throw conflict(ctx.type, ctx.info.name ?? '');
       ctx.warnings.length = 0;
