@@ -42,22 +42,25 @@ type PatchKind = 'json' | 'merge' | 'strategic' | 'apply';
 function patchKindOf(ctx: RequestContext): PatchKind {
   const contentType = (ctx.req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const accepted = ctx.type.builtin ? ACCEPTED_BUILTIN : ACCEPTED;
-  const unknown = unsupportedMediaType(
-    `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
-  );
+  // Built only when thrown: an error captures a stack trace, which every PATCH paid for (~1.5 % of a
+  // patch-heavy process's CPU in a profile).
+  const unknown = (): ApiError =>
+    unsupportedMediaType(
+      `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+    );
   switch (contentType) {
     case 'application/json-patch+json':
       return 'json';
     case 'application/merge-patch+json':
       return 'merge';
     case 'application/strategic-merge-patch+json':
-      if (!ctx.type.builtin) throw unknown;
+      if (!ctx.type.builtin) throw unknown();
       return 'strategic';
     case 'application/apply-patch+yaml':
     case 'application/apply-patch+json':
       return 'apply';
     default:
-      throw unknown;
+      throw unknown();
   }
 }
 
