@@ -239,6 +239,7 @@ export type {
   LeaderElectionOptions,
   HealthServerConfig,
 } from './crud/framework-config.js';
+export type { DebugPageOptions } from './engine/core-config.js';
 export { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './crud/resolve-config.js';
 export { clientKey, cacheKey, eventRecorderKey, type RecordEvent } from './engine/context-keys.js';
 export { requeueAfter, requeueAfterKey } from './engine/requeue.js';
@@ -315,6 +316,8 @@ export {
   DEBUG_DETAIL_PASSES,
   DEBUG_DETAIL_WINDOW_MS,
   DEFAULT_DEBUG_EVENTS,
+  DEBUG_NOTIFY_INTERVAL_MS,
+  DEBUG_NOTIFY_MAX_OBJECTS,
   type DebugEvent,
   type PassRecord,
   type ObjectHistory,
@@ -322,6 +325,7 @@ export {
   type HistoryRecorderOptions,
 } from './debug/history-recorder.js';
 export { type DebugControllerState, type DebugSource } from './debug/debug-routes.js';
+export { DEFAULT_DEBUG_MAX_STREAMS, DEBUG_STREAM_BUFFER_BYTES } from './debug/debug-streams.js';
 export { DEBUG_MAX_TRIGGERS, type PassTrigger, type TriggerReason } from './debug/pass-trigger.js';
 export { type ResourceTrace, type AppliedPart } from './context/pass-trace.js';
 // end engine/framework

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { constantTimeEqual } from '../util/constant-time-equal.js';
+import { DebugStreams } from './debug-streams.js';
 import type { HistoryRecorder } from './history-recorder.js';
 import type { PassTrigger } from './pass-trigger.js';
 import { LIVE_VIEW_HTML } from './live-view-page.js';
@@ -27,8 +29,14 @@ export const DEBUG_QUEUED_KEYS = 200;
 export interface DebugSource {
   history: HistoryRecorder;
   controllers: () => DebugControllerState[];
-  /** Bearer token admitting non-loopback clients; undefined = loopback only. */
+  /** Bearer token admitting non-loopback clients (whatever Host they name); undefined = loopback only. */
   token?: string;
+  /**
+   * Host names (without port) a tokenless request may name in `Host` and `Origin` besides the loopback
+   * names (`localhost`, `*.localhost`, `127.0.0.1`, `[::1]`). Default none: a page on another name that
+   * resolves to 127.0.0.1 (DNS rebinding) cannot read the view.
+   */
+  allowedHosts?: readonly string[];
 }
 
 const OBJECTS_LIMIT = 500;
@@ -37,10 +45,70 @@ function loopback(address: string | undefined): boolean {
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
 }
 
-/** Whether `req` may see the page: a loopback client, or one with the bearer token. */
+/** Whether a host name (no port) names this machine only. */
+function loopbackName(host: string): boolean {
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
+}
+
+/** The host name of a `Host` header value (`name:port`, `[v6]:port`), lower-cased, without the port. */
+function hostName(value: string): string {
+  const host = value.trim().toLowerCase();
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']') < 0 ? undefined : host.indexOf(']'));
+  const colon = host.lastIndexOf(':');
+  return colon < 0 ? host : host.slice(0, colon);
+}
+
+/**
+ * Why `req` may not see the live view, or undefined when it may: a request with the bearer token may; a
+ * tokenless one must come from loopback, name a loopback host (or an allowed one) in `Host`, and send no
+ * `Origin` of another host — a page elsewhere that resolves its name to 127.0.0.1 (DNS rebinding) names
+ * its own host there.
+ */
+export function debugRefusal(
+  req: IncomingMessage,
+  source: Pick<DebugSource, 'token' | 'allowedHosts'>,
+): string | undefined {
+  const { token } = source;
+  const auth = req.headers.authorization;
+  if (token !== undefined && auth !== undefined && constantTimeEqual(auth, `Bearer ${token}`))
+    return undefined;
+  if (!loopback(req.socket.remoteAddress)) {
+    return 'the live view answers loopback clients, or clients sending its bearer token';
+  }
+  const allowed = (name: string): boolean => loopbackName(name) || (source.allowedHosts ?? []).includes(name);
+  const host = hostName(req.headers.host ?? '');
+  if (!allowed(host)) {
+    return `Host "${host}" is not a loopback name: open the live view on localhost or 127.0.0.1, or list the name in debugPage.allowedHosts`;
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    let originHost: string;
+    try {
+      originHost = new URL(origin).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    } catch {
+      return `Origin "${origin}" is not a URL`;
+    }
+    if (!allowed(originHost)) return `requests from pages on "${originHost}" are refused (Origin)`;
+  }
+  return undefined;
+}
+
+/** Whether `req` may see the page (see {@link debugRefusal}). */
 export function debugAllowed(req: IncomingMessage, token: string | undefined): boolean {
-  if (token !== undefined && req.headers.authorization === `Bearer ${token}`) return true;
-  return loopback(req.socket.remoteAddress);
+  return debugRefusal(req, token === undefined ? {} : { token }) === undefined;
+}
+
+/** The stream clients of each history (a history shared by an Operator's controllers has one set). */
+const streams = new WeakMap<HistoryRecorder, DebugStreams>();
+
+/** The live view's open streams on `history` (undefined before the first). */
+export function debugStreamsOf(history: HistoryRecorder): DebugStreams | undefined {
+  return streams.get(history);
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -60,8 +128,9 @@ export function handleDebug(
   url: URL,
 ): boolean {
   if (url.pathname !== '/debug' && !url.pathname.startsWith('/debug/')) return false;
-  if (!debugAllowed(req, source.token)) {
-    json(res, 403, { error: 'the live view answers loopback clients, or clients sending its bearer token' });
+  const refusal = debugRefusal(req, source);
+  if (refusal !== undefined) {
+    json(res, 403, { error: refusal });
     return true;
   }
   source.history.viewed();
@@ -100,36 +169,17 @@ export function handleDebug(
       else json(res, 200, h);
       return true;
     }
-    case '/debug/api/stream':
-      stream(source, req, res);
+    case '/debug/api/stream': {
+      let set = streams.get(source.history);
+      if (set === undefined) {
+        set = new DebugStreams(source.history);
+        streams.set(source.history, set);
+      }
+      set.open(req, res);
       return true;
+    }
     default:
       json(res, 404, { error: 'not found' });
       return true;
   }
-}
-
-/** Server-sent events: one `pass` event per recorded pass; a slow or gone client is dropped, never waited on. */
-function stream(source: DebugSource, req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-store',
-    connection: 'keep-alive',
-  });
-  res.write(': live view\n\n');
-  let closed = false;
-  const unsubscribe = source.history.subscribe((summary) => {
-    if (closed) return;
-    // Backpressure: a client that does not read loses events (it re-reads the table on reconnect).
-    if (res.writableLength > 1 << 20) return;
-    res.write(`event: pass\ndata: ${JSON.stringify(summary)}\n\n`);
-  });
-  const close = (): void => {
-    if (closed) return;
-    closed = true;
-    unsubscribe();
-  };
-  req.on('close', close);
-  res.on('close', close);
-  res.on('error', close);
 }

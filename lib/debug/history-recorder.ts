@@ -32,6 +32,17 @@ export const DEBUG_DETAIL_PASSES = 5;
 export const DEBUG_DETAIL_WINDOW_MS = 10 * 60_000;
 /** Recent Events kept (repeats of one are folded into it). @category Observability: logs, metrics, Events, health */
 export const DEFAULT_DEBUG_EVENTS = 100;
+/**
+ * How long passes are gathered before subscribers hear of them, in one batch: a pass never waits on a
+ * subscriber, and a key reconciled many times in that window is told once (its latest pass).
+ * @category Observability: logs, metrics, Events, health
+ */
+export const DEBUG_NOTIFY_INTERVAL_MS = 100;
+/**
+ * Most objects in one batch: past it the least recently reconciled wait for the page's next poll of
+ * `/debug/api/objects` (every 2 s) instead. @category Observability: logs, metrics, Events, health
+ */
+export const DEBUG_NOTIFY_MAX_OBJECTS = 200;
 
 /**
  * One Kubernetes Event the operator posted, as the live view shows it: no object contents, only the
@@ -127,7 +138,10 @@ export class HistoryRecorder {
   private readonly recentEvents = new Map<string, DebugEvent>();
   /** Insertion order = least recently recorded first (re-inserted on each pass). */
   private readonly rings = new Map<string, Ring>();
-  private readonly listeners = new Set<(summary: ObjectSummary) => void>();
+  private readonly listeners = new Set<(summaries: readonly ObjectSummary[]) => void>();
+  /** Rings with a pass not yet told to the listeners, least recently reconciled first. */
+  private readonly unsent = new Map<string, Ring>();
+  private notifyTimer: NodeJS.Timeout | undefined;
   /** When the live view was last asked for something (Date.now()). */
   private viewedAt = Number.NEGATIVE_INFINITY;
 
@@ -206,10 +220,28 @@ export class HistoryRecorder {
       if (old.resources !== undefined) old.resources = undefined;
     }
     ring.total += 1;
-    if (this.listeners.size > 0) {
-      const summary = summarise(ring);
-      for (const listener of this.listeners) listener(summary);
+    if (this.listeners.size > 0) this.queueNotice(id, ring);
+  }
+
+  /** Remembers that `ring` has a new pass to tell; the listeners hear of it within DEBUG_NOTIFY_INTERVAL_MS. */
+  private queueNotice(id: string, ring: Ring): void {
+    this.unsent.delete(id);
+    this.unsent.set(id, ring);
+    if (this.unsent.size > DEBUG_NOTIFY_MAX_OBJECTS) {
+      const oldest = this.unsent.keys().next().value;
+      if (oldest !== undefined) this.unsent.delete(oldest);
     }
+    this.notifyTimer ??= setTimeout(() => {
+      this.notifyTimer = undefined;
+      this.notify();
+    }, DEBUG_NOTIFY_INTERVAL_MS).unref();
+  }
+
+  private notify(): void {
+    const summaries = [...this.unsent.values()].filter((r) => r.items.length > 0).map(summarise);
+    this.unsent.clear();
+    if (summaries.length === 0) return;
+    for (const listener of this.listeners) listener(summaries);
   }
 
   /** Drops `key`'s history (the object is gone). */
@@ -249,11 +281,20 @@ export class HistoryRecorder {
     return this.listeners.size;
   }
 
-  /** Calls `listener` after every recorded pass; returns the unsubscribe. */
-  subscribe(listener: (summary: ObjectSummary) => void): () => void {
+  /**
+   * Calls `listener` with the summaries of the objects reconciled since the last call, at most every
+   * DEBUG_NOTIFY_INTERVAL_MS and never from inside a pass (at most DEBUG_NOTIFY_MAX_OBJECTS, the most
+   * recent); returns the unsubscribe.
+   */
+  subscribe(listener: (summaries: readonly ObjectSummary[]) => void): () => void {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);
+      if (this.listeners.size === 0) {
+        this.unsent.clear();
+        clearTimeout(this.notifyTimer);
+        this.notifyTimer = undefined;
+      }
     };
   }
 }

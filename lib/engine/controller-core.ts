@@ -428,6 +428,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
                 history: this.history,
                 controllers: () => [this.debugState()],
                 ...(c.debugPage.token === undefined ? {} : { token: c.debugPage.token }),
+                ...(c.debugPage.allowedHosts === undefined ? {} : { allowedHosts: c.debugPage.allowedHosts }),
               },
             }),
       });

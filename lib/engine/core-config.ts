@@ -144,9 +144,10 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
   /**
    * Serve the live view (`/debug/` and `/debug/api/`) on the health server, keeping a bounded reconcile
    * history (see docs/live-view.md). `{ token }` also admits non-loopback clients that send
-   * `Authorization: Bearer <token>`; without it only loopback clients are answered. Default false.
+   * `Authorization: Bearer <token>`; without it only loopback clients naming a loopback host are
+   * answered (`allowedHosts` adds names). Default false.
    */
-  debugPage?: boolean | { token?: string };
+  debugPage?: boolean | DebugPageOptions;
   /** Abort a reconcile (through its signal) after this long; counts as an error. 0 disables. Default 5 min. */
   reconcileTimeoutMs?: number;
   /** Time `stop()` lets in-flight reconciles finish before aborting them. Default 30 s. */
@@ -171,4 +172,19 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
    * give up until the object changes. Default none: the unlimited per-key backoff of `rateLimiter`.
    */
   retryPolicy?: RetryPolicy;
+}
+
+/**
+ * Who the live view (`debugPage`) answers besides loopback clients naming a loopback host.
+ * @category Observability: logs, metrics, Events, health
+ */
+export interface DebugPageOptions {
+  /** Bearer token admitting any client that sends `Authorization: Bearer <token>`. Default none. */
+  token?: string;
+  /**
+   * Host names a tokenless loopback request may name in `Host` and `Origin` besides `localhost`,
+   * `*.localhost`, `127.0.0.1` and `[::1]` (e.g. the name a dev container forwards the port under).
+   * Default none: a web page on another name that resolves to 127.0.0.1 (DNS rebinding) is refused.
+   */
+  allowedHosts?: readonly string[];
 }

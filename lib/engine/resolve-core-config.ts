@@ -25,7 +25,13 @@ import {
 import { DEBUG_PAGE_ENV } from '../debug/history-recorder.js';
 import { DEFAULT_ERROR_CONDITION_TYPE } from './error-condition.js';
 import type { InformerCache } from '../watch/informer-cache.js';
-import type { CoreConfig, FrameworkResource, LeaderElectionOptions, OwnedResource } from './core-config.js';
+import type {
+  CoreConfig,
+  DebugPageOptions,
+  FrameworkResource,
+  LeaderElectionOptions,
+  OwnedResource,
+} from './core-config.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { Predicate } from './predicates.js';
 import type { WatchSource } from './watch-source.js';
@@ -61,7 +67,7 @@ export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObj
         livenessChecks: Record<string, HealthCheck>;
       }
     | false;
-  debugPage: { token?: string } | false;
+  debugPage: DebugPageOptions | false;
   reconcileTimeoutMs: number;
   gracefulShutdownMs: number;
   cacheSyncTimeoutMs: number;
@@ -289,8 +295,14 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     debugPage = {};
   else if (c.debugPage !== undefined && c.debugPage !== false) {
     const dp = c.debugPage as unknown;
-    if (!isObject(dp)) fail('config.debugPage must be true, false or { token? }');
+    if (!isObject(dp)) fail('config.debugPage must be true, false or { token?, allowedHosts? }');
     debugPage = dp.token === undefined ? {} : { token: nonEmptyString(dp.token, 'config.debugPage.token') };
+    if (dp.allowedHosts !== undefined) {
+      if (!Array.isArray(dp.allowedHosts) || dp.allowedHosts.some((h) => typeof h !== 'string' || h === '')) {
+        fail('config.debugPage.allowedHosts must be a list of host names, e.g. ["devbox.local"]');
+      }
+      debugPage.allowedHosts = (dp.allowedHosts as string[]).map((h) => h.toLowerCase());
+    }
   }
 
   if (c.events !== undefined && typeof c.events !== 'boolean') fail('config.events must be a boolean');

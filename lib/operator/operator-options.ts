@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import type { HealthServerConfig, LeaderElectionOptions } from '../engine/core-config.js';
+import type { DebugPageOptions, HealthServerConfig, LeaderElectionOptions } from '../engine/core-config.js';
 import type { ControllerCore } from '../engine/controller-core.js';
 import type { Runnable } from '../host/run-until-signal.js';
 import type { Logger } from '../observability/logger.js';
@@ -50,9 +50,10 @@ export interface OperatorOptions {
   /**
    * Serve the live view (`/debug/`, `/debug/api/`) of every controller on the health server, with one
    * bounded reconcile history (docs/live-view.md). `{ token }` admits non-loopback clients sending
-   * `Authorization: Bearer <token>`; otherwise loopback clients only. Default false.
+   * `Authorization: Bearer <token>`; otherwise loopback clients naming a loopback host (`allowedHosts`
+   * adds names). Default false.
    */
-  debugPage?: boolean | { token?: string };
+  debugPage?: boolean | DebugPageOptions;
   /** One Lease gating every controller's workers, or false (each controller as configured). Default false. */
   leaderElection?: LeaderElectionOptions | false;
 }

@@ -235,6 +235,7 @@ export class Operator {
                 history: this.history,
                 controllers: () => this.debugStates(),
                 ...(s.debugPage.token === undefined ? {} : { token: s.debugPage.token }),
+                ...(s.debugPage.allowedHosts === undefined ? {} : { allowedHosts: s.debugPage.allowedHosts }),
               },
             }),
       });

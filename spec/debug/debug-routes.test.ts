@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { HistoryRecorder } from '../../lib/debug/history-recorder.js';
-import { debugAllowed } from '../../lib/debug/debug-routes.js';
+import { debugAllowed, debugRefusal } from '../../lib/debug/debug-routes.js';
 import { HealthServer } from '../../lib/observability/health-server.js';
 import type { IncomingMessage } from 'node:http';
 
@@ -82,7 +82,7 @@ describe('live view routes', () => {
     const from = (address: string, authorization?: string): IncomingMessage =>
       ({
         socket: { remoteAddress: address },
-        headers: authorization === undefined ? {} : { authorization },
+        headers: { host: '127.0.0.1:8081', ...(authorization === undefined ? {} : { authorization }) },
       }) as IncomingMessage;
     expect(debugAllowed(from('127.0.0.1'), undefined)).toBe(true);
     expect(debugAllowed(from('::1'), undefined)).toBe(true);
@@ -90,6 +90,29 @@ describe('live view routes', () => {
     expect(debugAllowed(from('10.0.0.5'), 's3cret')).toBe(false);
     expect(debugAllowed(from('10.0.0.5', 'Bearer wrong'), 's3cret')).toBe(false);
     expect(debugAllowed(from('10.0.0.5', 'Bearer s3cret'), 's3cret')).toBe(true);
+  });
+
+  it('refuses a tokenless loopback request naming another host or origin (DNS rebinding), unless allowed', () => {
+    const from = (headers: Record<string, string>): IncomingMessage =>
+      ({ socket: { remoteAddress: '127.0.0.1' }, headers }) as unknown as IncomingMessage;
+    for (const host of ['localhost:8081', '127.0.0.1:8081', '[::1]:8081', 'app.localhost', '127.0.0.2']) {
+      expect(debugRefusal(from({ host }), {}), host).toBeUndefined();
+    }
+    expect(debugRefusal(from({ host: 'evil.example:8081' }), {})).toMatch(
+      /Host "evil.example" is not a loopback name/,
+    );
+    expect(debugRefusal(from({}), {})).toMatch(/not a loopback name/);
+    expect(debugRefusal(from({ host: 'localhost:8081', origin: 'http://evil.example:8081' }), {})).toMatch(
+      /pages on "evil.example" are refused/,
+    );
+    expect(
+      debugRefusal(from({ host: 'localhost:8081', origin: 'http://localhost:8081' }), {}),
+    ).toBeUndefined();
+    expect(debugRefusal(from({ host: 'devbox.lan:8081' }), { allowedHosts: ['devbox.lan'] })).toBeUndefined();
+    // The bearer token is the configuration for remote use: a rebinding page cannot send it.
+    expect(
+      debugRefusal(from({ host: 'evil.example', authorization: 'Bearer s3cret' }), { token: 's3cret' }),
+    ).toBeUndefined();
   });
 
   it('streams passes over SSE and survives a client disconnecting mid-stream', async () => {

@@ -1,10 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { describeChange, TRACE_MAX_NAMES } from '../../lib/context/pass-trace.js';
 import { TriggerLedger, TRIGGERS } from '../../lib/debug/pass-trigger.js';
 import {
   DEBUG_DETAIL_PASSES,
   DEBUG_DETAIL_WINDOW_MS,
   DEBUG_ERROR_CHARS,
+  DEBUG_NOTIFY_INTERVAL_MS,
+  DEBUG_NOTIFY_MAX_OBJECTS,
   DEFAULT_DEBUG_MAX_OBJECTS,
   HistoryRecorder,
   type PassRecord,
@@ -58,14 +60,31 @@ describe('HistoryRecorder', () => {
     expect(error.endsWith('…')).toBe(true);
   });
 
-  it('tells subscribers about each pass and stops after unsubscribe', () => {
-    const h = new HistoryRecorder();
-    const seen: string[] = [];
-    const off = h.subscribe((s) => seen.push(s.key));
-    h.record('c', 'a', pass(1));
-    off();
-    h.record('c', 'b', pass(2));
-    expect(seen).toEqual(['a']);
+  it('tells subscribers in batches after the pass (the latest pass of each key), and stops after unsubscribe', () => {
+    vi.useFakeTimers();
+    try {
+      const h = new HistoryRecorder();
+      const seen: string[][] = [];
+      const off = h.subscribe((batch) => seen.push(batch.map((s) => `${s.key}@${String(s.startedAt)}`)));
+      h.record('c', 'a', pass(1));
+      h.record('c', 'b', pass(2));
+      h.record('c', 'a', pass(3));
+      expect(seen).toEqual([]); // never from inside a pass
+      vi.advanceTimersByTime(DEBUG_NOTIFY_INTERVAL_MS);
+      expect(seen).toEqual([['b@2', 'a@3']]);
+      for (let i = 0; i < DEBUG_NOTIFY_MAX_OBJECTS + 50; i++) h.record('c', `k${String(i)}`, pass(10 + i));
+      vi.advanceTimersByTime(DEBUG_NOTIFY_INTERVAL_MS);
+      expect(seen[1]).toHaveLength(DEBUG_NOTIFY_MAX_OBJECTS); // the most recent; the page's poll has the rest
+      expect(seen[1]?.at(-1)).toBe(
+        `k${String(DEBUG_NOTIFY_MAX_OBJECTS + 49)}@${String(DEBUG_NOTIFY_MAX_OBJECTS + 59)}`,
+      );
+      h.record('c', 'late', pass(1000));
+      off();
+      vi.advanceTimersByTime(DEBUG_NOTIFY_INTERVAL_MS);
+      expect(seen).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rejects a bad bound with a typed error naming it', () => {

@@ -1,5 +1,6 @@
 // The live view on a real Controller against the embedded API server: passes recorded with results, errors,
 // attempts and the next retry; a deleted object's history evicted; an Operator's page lists its controllers.
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { Controller } from '../../lib/controller/controller.js';
 import { Operator } from '../../lib/operator/operator.js';
@@ -150,5 +151,57 @@ describe('live view on a running controller', () => {
       controllers: { name: string }[];
     };
     expect(body.controllers.map((c) => c.name)).toEqual(['one', 'two']);
+  });
+});
+
+describe('live view hosts', () => {
+  const t = useHarness();
+
+  it('answers a loopback Host, refuses another (DNS rebinding) with 403 naming it, and admits debugPage.allowedHosts', async () => {
+    const ctrl = new Controller<Widget>({
+      name: 'hosts',
+      kubeConfig: t.h.kubeConfig,
+      resource: WIDGET,
+      finalizer: false,
+      debugPage: { allowedHosts: ['DevBox.lan'] },
+      healthServer: { host: '127.0.0.1', port: 0 },
+      reconciler: { reconcile: () => undefined },
+      logger: createLogger({ silent: true }),
+    });
+    t.stops.push(() => ctrl.stop());
+    await ctrl.start();
+    const port = new URL(ctrl.healthUrl ?? '').port;
+    const get = (host: string, path = '/debug/api/controllers'): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body });
+          });
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect((await get(`localhost:${port}`)).status).toBe(200);
+    expect((await get(`devbox.lan:${port}`)).status).toBe(200);
+    const rebound = await get(`attacker.example:${port}`);
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toContain('attacker.example');
+    // The probes are not behind the check: kubelet names the pod IP.
+    expect((await get(`10.1.2.3:${port}`)).status).toBe(403);
+    expect((await get('10.1.2.3', '/healthz')).status).toBe(200);
+  });
+
+  it('refuses a debugPage.allowedHosts that is not a list of names, saying what to give', () => {
+    expect(
+      () =>
+        new Controller<Widget>({
+          name: 'bad-hosts',
+          resource: WIDGET,
+          debugPage: { allowedHosts: 'devbox.lan' as unknown as string[] },
+          reconciler: { reconcile: () => undefined },
+        }),
+    ).toThrow(/debugPage.allowedHosts must be a list of host names/);
   });
 });
