@@ -43,7 +43,7 @@ export const LAYERS = [
 const PENDING = {};
 
 /** Who may import `lib/apiserver/index.ts` (the embedded server is heavy: never the engine's concern). */
-const APISERVER_USERS = ['declarative', 'testing', 'cli'];
+const APISERVER_USERS = ['kinds', 'declarative', 'testing', 'cli'];
 
 /** What the root entry must not load: the embedded server, the CLI and the test helpers. */
 const NOT_FROM_ROOT = ['apiserver', 'testing', 'cli'];

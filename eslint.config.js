@@ -4,7 +4,18 @@ import tseslint from 'typescript-eslint';
 import { layerConfigs } from './eslint-layers.js';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '.ci/', 'docs/api/', 'scripts/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'bench/results/',
+      '.ci/',
+      'docs/api/',
+      'scripts/',
+      'spec/kinds/fixtures/types/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -537,3 +537,51 @@ export {
 export { NotPlannableError } from './plan/planning-client.js';
 export { renderDiff, type RenderDiffOptions } from './plan/render-diff.js';
 export type { FieldChange } from './plan/field-diff.js';
+
+// kinds: a kind defined once (TypeBox schemas) → types, CRD, validation, typed client. The schema builders
+// (`Type`, `KubeType`) come from reconcilekit/kinds only: they load TypeBox (~20 MB, ~1 s on a busy machine),
+// which an operator that defines no kinds should not pay for at import.
+export {
+  defineKind,
+  isKind,
+  isKindVersion,
+  type Kind,
+  type KindVersion,
+  type ObjectOf,
+  type SpecOf,
+  type StatusOf,
+  type NewObjectOf,
+  type ApplyConfigurationOf,
+} from './kinds/define-kind.js';
+export type { KindOptions, KindVersionOptions } from './kinds/kind-options.js';
+export { KindDefinitionError, isKindDefinitionError } from './kinds/kind-definition-error.js';
+export {
+  KindValidationError,
+  isKindValidationError,
+  type KindAdmission,
+  type KindFieldCause,
+} from './kinds/kind-validation.js';
+export type {
+  CelRule,
+  CrdSchema,
+  CrdVersion,
+  CustomResourceDefinition,
+  PrinterColumn,
+  ScaleSubresource,
+} from './kinds/crd-types.js';
+export type { KubeCondition } from './kinds/kube-type.js';
+export type {
+  KindObject,
+  NewKindObject,
+  ApplyConfiguration,
+  ApplyMetadata,
+  DeepPartial,
+  TypedResource,
+} from './kube/kind-object.js';
+export {
+  KindClient,
+  kindClient,
+  type KindStatusClient,
+  type KindWatchEvent,
+  type NamespaceOption,
+} from './kube/kind-client.js';

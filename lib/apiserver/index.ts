@@ -43,3 +43,12 @@ export { PersistenceError, isPersistenceError, DEFAULT_COMPACT_MIN_LOG_BYTES } f
 export { DEFAULT_WATCH_HISTORY_SIZE } from './store.js';
 export { buildKubeconfig, KUBECONFIG_CONTEXT_NAME, type KubeconfigTls } from './kubeconfig.js';
 export { ApiError, isApiError, type KubeStatus, type StatusDetails } from './status.js';
+export {
+  admitCustomObject,
+  checkCustomResourceDefinition,
+  checkSchemaDefaults,
+  type CustomObjectAdmission,
+} from './custom-object-check.js';
+export type { FieldCause } from './field-cause.js';
+export type { JSONSchemaProps, ValidationRule } from './schema/json-schema-props.js';
+export type { JsonObject } from './patch/json-value.js';

@@ -2,37 +2,48 @@ import type { CelRule, CrdSchema, CrdVersion, CustomResourceDefinition, PrinterC
 import { KindDefinitionError } from './kind-definition-error.js';
 import type {
   ApplyConfiguration,
+  KIND_TYPES,
   KindObject,
+  NewKindObject,
+  TypedResource,
+} from '../kube/kind-object.js';
+import type {
   KindOptions,
   KindVersionOptions,
-  NewKindObject,
   SpecOfVersion,
   StatusOfVersion,
   StorageVersionOf,
-} from './kind-object.js';
+} from './kind-options.js';
 import { celRules, toStructuralSchema, type SchemaProblem } from './structural-schema.js';
-
-/** Type-only key carrying a kind's spec and status types (no such property exists at run time). */
-export declare const KIND_TYPES: unique symbol;
+import type { JSONSchemaProps } from '../apiserver/index.js';
+import {
+  admit,
+  checkWithApiServer,
+  KindValidationError,
+  type KindAdmission,
+  type KindFieldCause,
+} from './kind-validation.js';
 
 /**
  * One version of a kind: a resource reference (`apiVersion`, `kind`, `plural`, usable wherever a front end
  * or the client takes a resource) that also carries the static types of its objects.
  * @category Kinds
  */
-export interface KindVersion<Spec = unknown, Status = unknown> {
-  /** `group/version`. */
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly plural: string;
+export interface KindVersion<Spec = unknown, Status = unknown> extends TypedResource<Spec, Status> {
   readonly group: string;
   readonly version: string;
-  /** Whether objects live in a namespace (`scope: Namespaced`). */
-  readonly namespaced: boolean;
   /** This version's `openAPIV3Schema` (a fresh copy). */
   schema(): CrdSchema;
-  /** Type-only: the static types of spec and status. */
-  readonly [KIND_TYPES]?: { spec: Spec; status: Status };
+  /**
+   * What the API server would do with `object` (checked against the version its apiVersion names, else
+   * this one): unknown fields pruned, defaults applied, schema and CEL rules checked (`old`: the previous
+   * object, for transition rules). Nothing is sent anywhere.
+   */
+  admit(object: unknown, old?: unknown): Promise<KindAdmission<KindObject<Spec, Status>>>;
+  /** The causes {@link admit} finds; empty when the server would accept the object. */
+  validate(object: unknown, old?: unknown): Promise<KindFieldCause[]>;
+  /** The admitted object (defaults applied), or a {@link KindValidationError} listing the causes. */
+  assertValid(object: unknown, old?: unknown): Promise<KindObject<Spec, Status>>;
 }
 
 /**
@@ -53,6 +64,12 @@ export type Kind<V extends Record<string, KindVersionOptions> = Record<string, K
     readonly scope: 'Namespaced' | 'Cluster';
     /** The CustomResourceDefinition (a fresh copy on every call). */
     crd(): CustomResourceDefinition;
+    /**
+     * kube-apiserver's own checks of the CRD, beyond those `defineKind` makes at once: CEL rules compile,
+     * defaults validate against their schema. Rejects with a {@link KindDefinitionError} naming the field.
+     * Runs once per kind (object checks and `reconcilekit generate` run it first).
+     */
+    check(): Promise<void>;
   };
 
 /**
@@ -96,6 +113,10 @@ class KindVersionRef {
   readonly version: string;
   readonly namespaced: boolean;
   readonly #schema: CrdSchema;
+  /** Every version's schema by apiVersion: an object is checked against the version it names. */
+  readonly #schemas: ReadonlyMap<string, CrdSchema>;
+  /** The API server's CRD checks, run once per kind before the first object check. */
+  readonly #check: () => Promise<void>;
 
   constructor(
     group: string,
@@ -104,7 +125,11 @@ class KindVersionRef {
     plural: string,
     namespaced: boolean,
     schema: CrdSchema,
+    schemas: ReadonlyMap<string, CrdSchema>,
+    check: () => Promise<void>,
   ) {
+    this.#schemas = schemas;
+    this.#check = check;
     this.group = group;
     this.version = version;
     this.apiVersion = `${group}/${version}`;
@@ -117,6 +142,31 @@ class KindVersionRef {
   schema(): CrdSchema {
     return structuredClone(this.#schema);
   }
+
+  async admit(object: unknown, old?: unknown): Promise<KindAdmission<never>> {
+    await this.#check();
+    const apiVersion = (object as { apiVersion?: unknown } | null)?.apiVersion;
+    const schema =
+      (typeof apiVersion === 'string' ? this.#schemas.get(apiVersion) : undefined) ?? this.#schema;
+    return admit(schema as JSONSchemaProps, object, old);
+  }
+
+  async validate(object: unknown, old?: unknown): Promise<KindFieldCause[]> {
+    return (await this.admit(object, old)).causes;
+  }
+
+  async assertValid(object: unknown, old?: unknown): Promise<never> {
+    const { object: admitted, causes } = await this.admit(object, old);
+    if (causes.length > 0) {
+      const name = (object as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+      throw new KindValidationError(
+        `${this.kind}.${this.group}`,
+        typeof name === 'string' ? name : '',
+        causes,
+      );
+    }
+    return admitted;
+  }
 }
 
 class KindDefinition extends KindVersionRef {
@@ -127,13 +177,18 @@ class KindDefinition extends KindVersionRef {
   readonly shortNames: readonly string[];
   readonly scope: 'Namespaced' | 'Cluster';
   readonly #crd: CustomResourceDefinition;
+  readonly check: () => Promise<void>;
 
   constructor(crd: CustomResourceDefinition, storage: string) {
     const { group, names, scope } = crd.spec;
     const schemaOf = (v: CrdVersion): CrdSchema => v.schema.openAPIV3Schema;
     const stored = crd.spec.versions.find((v) => v.name === storage);
     if (stored === undefined) throw new Error('storage version missing'); // guarded by buildCrd
-    super(group, storage, names.kind, names.plural, scope === 'Namespaced', schemaOf(stored));
+    const schemas = new Map(crd.spec.versions.map((v) => [`${group}/${v.name}`, schemaOf(v)]));
+    let checked: Promise<void> | undefined;
+    const check = (): Promise<void> => (checked ??= checkWithApiServer(names.kind, crd));
+    super(group, storage, names.kind, names.plural, scope === 'Namespaced', schemaOf(stored), schemas, check);
+    this.check = check;
     this.storageVersion = storage;
     this.singular = names.singular;
     this.listKind = names.listKind;
@@ -145,7 +200,16 @@ class KindDefinition extends KindVersionRef {
       versions[v.name] =
         v.name === storage
           ? this
-          : new KindVersionRef(group, v.name, names.kind, names.plural, this.namespaced, schemaOf(v));
+          : new KindVersionRef(
+              group,
+              v.name,
+              names.kind,
+              names.plural,
+              this.namespaced,
+              schemaOf(v),
+              schemas,
+              check,
+            );
     }
     this.versions = Object.freeze(versions);
   }

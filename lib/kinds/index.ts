@@ -16,15 +16,15 @@ export {
   type NewObjectOf,
   type ApplyConfigurationOf,
 } from './define-kind.js';
+export type { KindOptions, KindVersionOptions } from './kind-options.js';
 export type {
-  KindOptions,
-  KindVersionOptions,
   KindObject,
   NewKindObject,
   ApplyConfiguration,
   ApplyMetadata,
   DeepPartial,
-} from './kind-object.js';
+  TypedResource,
+} from '../kube/kind-object.js';
 export type {
   CelRule,
   CrdSchema,
@@ -36,11 +36,17 @@ export type {
 export { KubeType, type KubeCondition } from './kube-type.js';
 export { KindDefinitionError, isKindDefinitionError } from './kind-definition-error.js';
 export {
+  KindValidationError,
+  isKindValidationError,
+  type KindAdmission,
+  type KindFieldCause,
+} from './kind-validation.js';
+export {
   KindClient,
   kindClient,
   type KindStatusClient,
   type KindWatchEvent,
   type NamespaceOption,
-} from './kind-client.js';
+} from '../kube/kind-client.js';
 export { toStructuralSchema, type SchemaProblem } from './structural-schema.js';
 export { Type, type Static, type TSchema } from 'typebox';

@@ -5,6 +5,8 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { ApiError } from './api-error.js';
 import { KubeTransport, toApiError } from './kube-transport.js';
 import type { ObjectRef, ResourceRef } from './resource-ref.js';
+import { KindClient } from './kind-client.js';
+import type { TypedResource } from './kind-object.js';
 
 /**
  * Field manager sent with every write unless the call says otherwise.
@@ -241,6 +243,15 @@ export class ObjectClient {
     const obj = name === undefined ? '' : `/${encodeURIComponent(name)}`;
     const sub = subresource === undefined ? '' : `/${subresource}`;
     return `${prefix}${ns}/${plural}${obj}${sub}`;
+  }
+
+  /**
+   * A client for one kind whose objects carry the kind's spec and status types (`client.of(Website)`, a
+   * kind from `defineKind`), optionally bound to a namespace. It shares this client's transport, fence
+   * and field manager.
+   */
+  of<Spec, Status>(kind: TypedResource<Spec, Status>, namespace?: string): KindClient<Spec, Status> {
+    return new KindClient(this, kind, namespace);
   }
 
   /** A view of this client (same transport, discovery cache) whose writes skip the fence. */

@@ -9,14 +9,13 @@ import type {
   PatchType,
   WatchRequestOptions,
   WriteOptions,
-} from '../kube/object-client.js';
-import type { ObjectRef, ResourceRef } from '../kube/resource-ref.js';
-import type { KindVersion } from './define-kind.js';
-import type { ApplyConfiguration, KindObject, NewKindObject } from './kind-object.js';
+} from './object-client.js';
+import type { ObjectRef, ResourceRef } from './resource-ref.js';
+import type { ApplyConfiguration, KindObject, NewKindObject, TypedResource } from './kind-object.js';
 
 /**
  * Options naming the namespace of one call of a {@link KindClient}.
- * @category Kinds
+ * @category Kubernetes client
  */
 export interface NamespaceOption {
   /** Namespace of the object(s). Default: the client's (`client.of(Kind, namespace)`); for list and watch: all. */
@@ -26,7 +25,7 @@ export interface NamespaceOption {
 /**
  * A watch event of a typed watch: `ADDED`, `MODIFIED`, `DELETED` carry an object of the kind; `BOOKMARK`
  * only its resourceVersion; `ERROR` a Status.
- * @category Kinds
+ * @category Kubernetes client
  */
 export type KindWatchEvent<Obj> =
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: Obj }
@@ -36,7 +35,7 @@ export type KindWatchEvent<Obj> =
 /**
  * The status subresource of a kind: writes that change only `status` (and need only the `…/status`
  * permission).
- * @category Kinds
+ * @category Kubernetes client
  */
 export interface KindStatusClient<Spec, Status> {
   /** Replaces the status (PUT …/status); `obj.metadata.resourceVersion` makes it conditional. */
@@ -58,14 +57,14 @@ export interface KindStatusClient<Spec, Status> {
  * A client for one kind (and version), built on {@link ObjectClient}: objects in and out carry the kind's
  * spec and status types; `apiVersion`, `kind`, the plural and the namespace are filled in. Get one with
  * `kindClient(client, Website)` (or `client.of(Website)`).
- * @category Kinds
+ * @category Kubernetes client
  */
 export class KindClient<Spec, Status> {
   readonly #client: ObjectClient;
-  readonly #kind: KindVersion<Spec, Status>;
+  readonly #kind: TypedResource<Spec, Status>;
   readonly #namespace: string | undefined;
 
-  constructor(client: ObjectClient, kind: KindVersion<Spec, Status>, namespace?: string) {
+  constructor(client: ObjectClient, kind: TypedResource<Spec, Status>, namespace?: string) {
     this.#client = client;
     this.#kind = kind;
     this.#namespace = kind.namespaced ? namespace : undefined;
@@ -219,11 +218,11 @@ function signalOnly(opts: { signal?: AbortSignal }): { signal?: AbortSignal } {
 
 /**
  * A {@link KindClient} for `kind` over `client`, optionally bound to a namespace.
- * @category Kinds
+ * @category Kubernetes client
  */
 export function kindClient<Spec, Status>(
   client: ObjectClient,
-  kind: KindVersion<Spec, Status>,
+  kind: TypedResource<Spec, Status>,
   namespace?: string,
 ): KindClient<Spec, Status> {
   return new KindClient(client, kind, namespace);

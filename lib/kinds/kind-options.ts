@@ -1,4 +1,3 @@
-import type { KubernetesObject, V1ObjectMeta, V1OwnerReference } from '@kubernetes/client-node';
 import type { Static, TSchema } from 'typebox';
 import type { CelRule, PrinterColumn, ScaleSubresource } from './crd-types.js';
 
@@ -25,7 +24,7 @@ export interface KindVersionOptions {
    * status, writes to the object never change it), no `scale`.
    */
   subresources?: { status?: boolean; scale?: ScaleSubresource };
-  /** `kubectl get` columns (after NAME; `Age` is added unless a date column of creationTimestamp is given). Default none. */
+  /** `kubectl get` columns after NAME (kube then shows only these: add `{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }` to keep the age). Default none: NAME and AGE. */
   printerColumns?: readonly PrinterColumn[];
   /** CEL rules on the whole object (`self.spec`, `self.status`, `self.metadata.name`). Default none. */
   validations?: readonly CelRule[];
@@ -58,66 +57,6 @@ export interface KindOptions<
   scope?: 'Namespaced' | 'Cluster';
   /** The versions by name (`{ v1: {...}, v2: {...} }`), in the order the CRD lists them. Required. */
   versions: V;
-}
-
-/**
- * An object of a kind: a Kubernetes object whose `spec` and `status` have the kind's static types.
- * @category Kinds
- */
-export interface KindObject<Spec = unknown, Status = unknown> extends KubernetesObject {
-  apiVersion: string;
-  kind: string;
-  metadata: V1ObjectMeta;
-  spec: Spec;
-  status?: Status;
-}
-
-/**
- * What `create` takes: the object without `status`; `apiVersion` and `kind` may be left to the client.
- * @category Kinds
- */
-export interface NewKindObject<Spec = unknown> {
-  apiVersion?: string;
-  kind?: string;
-  metadata: V1ObjectMeta;
-  spec: Spec;
-}
-
-/**
- * Every field optional, to any depth (lists of partial items): the shape of a server-side apply
- * configuration, which names only the fields its manager owns.
- * @category Kinds
- */
-export type DeepPartial<T> = T extends readonly (infer U)[]
-  ? DeepPartial<U>[]
-  : T extends object
-    ? { [K in keyof T]?: DeepPartial<T[K]> }
-    : T;
-
-/**
- * Metadata of an apply configuration: the name (and namespace) identify the object; labels, annotations,
- * owner references and finalizers are applied like any field.
- * @category Kinds
- */
-export interface ApplyMetadata {
-  name: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: V1OwnerReference[];
-  finalizers?: string[];
-}
-
-/**
- * A server-side apply configuration of a kind: the fields this manager owns, everything else left out.
- * @category Kinds
- */
-export interface ApplyConfiguration<Spec = unknown, Status = unknown> {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ApplyMetadata;
-  spec?: DeepPartial<Spec>;
-  status?: DeepPartial<Status>;
 }
 
 /** The static type of a version's spec. */
