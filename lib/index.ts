@@ -43,6 +43,10 @@ export {
   failureSite,
   describeFailureSite,
   type FailureSite,
+  StartTimeoutError,
+  MemberStartError,
+  isStartTimeout,
+  isMemberStart,
 } from './errors/index.js';
 export { ReconcileContext, type ReconcileContextOptions } from './context/reconcile-context.js';
 export { defineContextKey, type ContextKey } from './context/context-key.js';
@@ -374,7 +378,13 @@ export {
 } from './controller/reconcile-error.js';
 export type { SharedResources } from './engine/controller-core.js';
 export { Operator } from './operator/operator.js';
-export type { OperatorOptions, OperatorController } from './operator/operator-options.js';
+export {
+  DEFAULT_MEMBER_START_TIMEOUT_MS,
+  DEFAULT_MEMBER_STOP_TIMEOUT_MS,
+  type OperatorOptions,
+  type OperatorController,
+  type AddControllerOptions,
+} from './operator/operator-options.js';
 
 // --- status, owned children, bound object and guard (issue 16: operator-sdk-extra / sequencer parity) ---
 export {

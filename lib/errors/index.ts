@@ -13,3 +13,4 @@ export { AlreadyOwnedError, isAlreadyOwned } from './already-owned-error.js';
 export { retrySoonDelay } from './retry-soon.js';
 export { KindNotServedError, isKindNotServed } from './kind-not-served-error.js';
 export { failureSite, describeFailureSite, type FailureSite } from './failure-site.js';
+export { StartTimeoutError, MemberStartError, isStartTimeout, isMemberStart } from './member-start-error.js';

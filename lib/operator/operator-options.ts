@@ -24,6 +24,21 @@ export interface OperatorController extends Runnable {
     Partial<Pick<ControllerCore, 'history' | 'debugState'>>;
 }
 
+/** How long an `Operator` waits for a controller's `start()` by default: the cache sync timeout and 30 s. */
+export const DEFAULT_MEMBER_START_TIMEOUT_MS = 150_000;
+
+/** How long an `Operator`'s `stop()` waits for each controller's `stop()` by default. */
+export const DEFAULT_MEMBER_STOP_TIMEOUT_MS = 60_000;
+
+/**
+ * Options of `operator.addController(controller, options)`.
+ * @category Operator: many controllers
+ */
+export interface AddControllerOptions {
+  /** This controller's start timeout (see `OperatorOptions.startTimeoutMs`). Default: the operator's. */
+  startTimeoutMs?: number;
+}
+
 /**
  * Options of an `Operator`. Every field is optional.
  * @category Operator: many controllers
@@ -56,4 +71,13 @@ export interface OperatorOptions {
   debugPage?: boolean | DebugPageOptions;
   /** One Lease gating every controller's workers, or false (each controller as configured). Default false. */
   leaderElection?: LeaderElectionOptions | false;
+  /**
+   * How long each controller's `start()` may take. Until it settles the controller is not ready (`/readyz`
+   * names it); past this bound the operator's start rejects with a `StartTimeoutError` naming it and stops
+   * (a controller added after start is stopped and stays not ready). Default 150 s
+   * (`DEFAULT_MEMBER_START_TIMEOUT_MS`).
+   */
+  startTimeoutMs?: number;
+  /** How long `stop()` waits for each controller's `stop()` before carrying on without it. Default 60 s. */
+  stopTimeoutMs?: number;
 }

@@ -2,6 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { addProcessMetrics } from '../observability/process-metrics.js';
 import { Registry } from 'prom-client';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { errorMessage } from '../errors/error-message.js';
+import { MemberStartError, StartTimeoutError } from '../errors/member-start-error.js';
 import { resolveCoreConfig, type ResolvedCoreConfig } from '../engine/resolve-core-config.js';
 import { handleSignals, type HandleSignalsOptions } from '../host/handle-signals.js';
 import { makeClient } from '../kube/make-client.js';
@@ -12,11 +14,24 @@ import { HistoryRecorder } from '../debug/history-recorder.js';
 import type { DebugControllerState } from '../debug/debug-routes.js';
 import type { Logger } from '../observability/logger.js';
 import { InformerCache } from '../watch/informer-cache.js';
-import type { OperatorController, OperatorOptions } from './operator-options.js';
+import {
+  DEFAULT_MEMBER_START_TIMEOUT_MS,
+  DEFAULT_MEMBER_STOP_TIMEOUT_MS,
+  type AddControllerOptions,
+  type OperatorController,
+  type OperatorOptions,
+} from './operator-options.js';
 
 interface Member {
   controller: OperatorController;
   name: string;
+  startTimeoutMs: number;
+  /** added: not asked to start; starting: start() not settled; started; failed: rejected, threw or timed out. */
+  state: 'added' | 'starting' | 'started' | 'failed';
+  /** When start() was called (ms since the epoch). */
+  startingSince: number;
+  /** Why it failed to start (state failed). */
+  failure: string | undefined;
   started: Promise<void> | undefined;
 }
 
@@ -46,6 +61,8 @@ export class Operator {
   private stopPromise: Promise<void> | undefined;
   private stopped: (() => void) | undefined;
   private readonly done: Promise<void>;
+  private readonly startTimeoutMs: number;
+  private readonly stopTimeoutMs: number;
 
   constructor(options: OperatorOptions = {}) {
     if (typeof options !== 'object' || (options as unknown) === null) {
@@ -70,6 +87,18 @@ export class Operator {
         usage: 'new Operator({ healthServer?, leaderElection?, registry?, logger? })',
         defaultFinalizer: () => false,
       },
+    );
+    this.startTimeoutMs = positiveMs(
+      options.startTimeoutMs,
+      'new Operator(options)',
+      'startTimeoutMs',
+      DEFAULT_MEMBER_START_TIMEOUT_MS,
+    );
+    this.stopTimeoutMs = positiveMs(
+      options.stopTimeoutMs,
+      'new Operator(options)',
+      'stopTimeoutMs',
+      DEFAULT_MEMBER_STOP_TIMEOUT_MS,
     );
     if (this.settings.debugPage !== false) this.history = new HistoryRecorder();
     setMaxListeners(0, this.lifetime.signal);
@@ -110,9 +139,10 @@ export class Operator {
 
   /**
    * Adds a controller. Before `start()`/`run()` it is started with the others; afterwards at once (its
-   * start failure is logged and stops nothing else). Names must be unique.
+   * start failure is logged and stops nothing else). Names must be unique. Its `start()` must settle within
+   * `options.startTimeoutMs` (default: the operator's `startTimeoutMs`).
    */
-  addController(controller: OperatorController): void {
+  addController(controller: OperatorController, options: AddControllerOptions = {}): void {
     if (
       typeof controller !== 'object' ||
       typeof controller.start !== 'function' ||
@@ -122,6 +152,15 @@ export class Operator {
         'operator.addController(controller): give a Framework, a Controller or anything with start() and stop()',
       );
     }
+    if (typeof options !== 'object' || (options as unknown) === null) {
+      throw new InvalidConfigError('operator.addController(controller, options): options must be an object');
+    }
+    const startTimeoutMs = positiveMs(
+      options.startTimeoutMs,
+      'operator.addController(controller, options)',
+      'startTimeoutMs',
+      this.startTimeoutMs,
+    );
     if (this.stopPromise !== undefined) throw new Error('operator was stopped; create a new one');
     const name = controller.name ?? `controller-${this.members.length + 1}`;
     if (this.members.some((m) => m.name === name)) {
@@ -137,7 +176,15 @@ export class Operator {
     });
     if (this.elector !== undefined) controller.core?.useFence(this.elector.fence);
     if (this.history !== undefined && controller.core !== undefined) controller.core.history = this.history;
-    const member: Member = { controller, name, started: undefined };
+    const member: Member = {
+      controller,
+      name,
+      startTimeoutMs,
+      state: 'added',
+      startingSince: 0,
+      failure: undefined,
+      started: undefined,
+    };
     this.members.push(member);
     if (this.startPromise !== undefined) {
       this.startMember(member).then(
@@ -148,6 +195,8 @@ export class Operator {
         },
         (err: unknown) => {
           this.logger.error('controller added after start failed to start', { controller: name, err });
+          // A member that never finished starting holds whatever it acquired; release it.
+          if (err instanceof StartTimeoutError) void this.stopMember(member);
         },
       );
     }
@@ -212,8 +261,89 @@ export class Operator {
   }
 
   private startMember(member: Member): Promise<void> {
-    member.started ??= member.controller.start();
+    member.started ??= this.boundedStart(member);
     return member.started;
+  }
+
+  /**
+   * The member's start(), as a promise that always settles: a synchronous throw becomes a rejection with
+   * a MemberStartError, and a start() still pending after the member's start timeout rejects with a
+   * StartTimeoutError (the member stays not ready).
+   */
+  private boundedStart(member: Member): Promise<void> {
+    member.state = 'starting';
+    member.startingSince = Date.now();
+    let begun: Promise<void>;
+    try {
+      begun = Promise.resolve(member.controller.start());
+    } catch (err) {
+      begun = Promise.reject(
+        new MemberStartError(
+          member.name,
+          `controller "${member.name}": start() threw instead of returning a promise: ${errorMessage(err)}`,
+          { cause: err },
+        ),
+      );
+    }
+    let timer: NodeJS.Timeout | undefined;
+    let onStop: (() => void) | undefined;
+    const bound = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        reject(new StartTimeoutError(member.name, member.startTimeoutMs));
+      }, member.startTimeoutMs);
+      // Stopping the operator ends the wait at once (shutdown stops the member itself).
+      onStop = () => {
+        clearTimeout(timer);
+        reject(
+          new MemberStartError(
+            member.name,
+            `controller "${member.name}": the operator stopped before its start() finished`,
+          ),
+        );
+      };
+      this.lifetime.signal.addEventListener('abort', onStop, { once: true });
+    });
+    const result = Promise.race([begun, bound]).finally(() => {
+      clearTimeout(timer);
+      if (onStop !== undefined) this.lifetime.signal.removeEventListener('abort', onStop);
+    });
+    result.then(
+      () => {
+        member.state = 'started';
+      },
+      (err: unknown) => {
+        member.state = 'failed';
+        member.failure = errorMessage(err);
+      },
+    );
+    return result;
+  }
+
+  /** The member's stop(), bounded by stopTimeoutMs (a member whose stop() hangs does not hold shutdown). */
+  private async stopMember(member: Member): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => {
+        resolve('timeout');
+      }, this.stopTimeoutMs);
+    });
+    let stopping: Promise<void>;
+    try {
+      stopping = Promise.resolve(member.controller.stop());
+    } catch (err) {
+      stopping = Promise.reject(err instanceof Error ? err : new Error(errorMessage(err)));
+    }
+    try {
+      const outcome = await Promise.race([stopping, bound]);
+      if (outcome === 'timeout') {
+        this.logger.error('controller did not stop in time; carrying on without it', {
+          controller: member.name,
+          stopTimeoutMs: this.stopTimeoutMs,
+        });
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async startAll(): Promise<void> {
@@ -277,7 +407,7 @@ export class Operator {
 
   private async shutdown(): Promise<void> {
     this.logger.info('stopping operator', { controllers: this.members.length });
-    const results = await Promise.allSettled(this.members.map((m) => m.controller.stop()));
+    const results = await Promise.allSettled(this.members.map((m) => this.stopMember(m)));
     for (const [i, r] of results.entries()) {
       if (r.status === 'rejected') {
         this.logger.error('controller failed to stop', { controller: this.members[i]?.name, err: r.reason });
@@ -294,8 +424,23 @@ export class Operator {
 }
 
 function memberProblem(m: Member): string | undefined {
+  if (m.state === 'added') return 'not started';
+  if (m.state === 'starting') {
+    const s = Math.round((Date.now() - m.startingSince) / 1000);
+    return `starting: start() has not finished after ${s} s (start timeout ${m.startTimeoutMs} ms)`;
+  }
+  if (m.state === 'failed') return `failed to start: ${m.failure ?? 'unknown error'}`;
   const core = m.controller.core;
   if (core !== undefined) return core.notReadyReason;
   if (m.controller.ready !== undefined) return m.controller.ready ? undefined : 'not ready';
-  return m.started === undefined ? 'not started' : undefined;
+  return undefined;
+}
+
+function positiveMs(value: unknown, usage: string, key: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    const got = typeof value === 'number' ? String(value) : JSON.stringify(value);
+    throw new InvalidConfigError(`${usage}: ${key} must be a finite number of milliseconds > 0; got ${got}`);
+  }
+  return value;
 }
