@@ -3,6 +3,7 @@
 //
 // usage: node dist/bench/main.js [--quick | --tiny] [--only 1,2,...] [--runs N] [--out DIR | --no-write]
 //                                [--cpu-prof DIR] [--systems reconcilekit-8,reconcilekit-1,dot-i,hand-written]
+//                                [--sizes 2000,10000] (workload 9's object counts)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,6 +23,7 @@ const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<Wor
   6: async () => (await import('./workloads/declarative.js')).runDeclarative,
   7: async () => (await import('./workloads/scale.js')).runScale,
   8: async () => (await import('./workloads/plan.js')).runPlan,
+  9: async () => (await import('./workloads/user-idiom.js')).runUserIdiom,
 };
 
 /** The machine a run happened on, for the report. */
@@ -51,6 +53,7 @@ async function main(): Promise<number> {
       'no-write': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
       systems: { type: 'string' },
+      sizes: { type: 'string' },
       // The real kube-apiserver + etcd of envtest/build.sh: used when built and KUBECONFIG is unset.
       'no-real': { type: 'boolean', default: false },
     },
@@ -70,6 +73,8 @@ async function main(): Promise<number> {
   }
   const systems = values.systems?.split(',');
   const ctx: BenchContext = { sizes, mode, clusterKubeconfig, profileDir, systems };
+  if (values.runs !== undefined) ctx.runsOverride = Number(values.runs);
+  if (values.sizes !== undefined) ctx.idiomSizes = values.sizes.split(',').map(Number);
   if (real !== undefined) {
     ctx.clusterTitle = real.title;
     const backend = real;

@@ -13,6 +13,10 @@ export interface BenchContext {
   clusterTitle?: string;
   /** Directory for --cpu-prof profiles of the operator children; undefined = no profiling. */
   profileDir: string | undefined;
+  /** Workload 9's sizes (`--sizes`); undefined = the mode's. */
+  idiomSizes?: number[];
+  /** `--runs` when given: workload 9 then uses it at every size. */
+  runsOverride?: number;
   /** Only these systems in workloads 2 and 3 (labels' system names); undefined = all. */
   systems: readonly string[] | undefined;
   /**

@@ -1,6 +1,7 @@
 // A node child process spoken to over IPC: the embedded API server and each operator under test run in
 // their own process, so their CPU time, heap and GC pauses are not mixed with the driver's.
 import { fork, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** A message between the driver and a child: a type tag plus fields. */
@@ -15,6 +16,8 @@ export interface ChildOptions {
   env?: Record<string, string>;
   /** Extra node flags, e.g. --expose-gc or --cpu-prof. */
   execArgv?: string[];
+  /** The child's stdout and stderr go to this file (appended) instead of the driver's. */
+  logFile?: string;
 }
 
 /** Handle of one forked child. */
@@ -42,11 +45,13 @@ export class Child {
   /** Forks a bench module (path relative to dist/bench, e.g. "operators/operator-child.js"). */
   static fork(modulePath: string, args: string[], options: ChildOptions = {}): Child {
     const file = fileURLToPath(new URL(`../${modulePath}`, import.meta.url));
+    const log = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
     const proc = fork(file, args, {
       env: { ...process.env, ...(options.env ?? {}) },
       execArgv: options.execArgv ?? [],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', log ?? 'inherit', log ?? 'inherit', 'ipc'],
     });
+    if (log !== undefined) closeSync(log); // the child holds its own copy
     return new Child(proc);
   }
 

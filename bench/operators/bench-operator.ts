@@ -2,7 +2,14 @@
 
 /** The systems the bench compares. */
 export type SystemName =
-  'reconcilekit' | 'reconcilekit-controller' | 'dot-i' | 'hand-written' | 'controller-runtime' | 'floor';
+  | 'reconcilekit'
+  | 'reconcilekit-controller'
+  | 'reconcilekit-readme'
+  | 'dot-i'
+  | 'hand-written'
+  | 'controller-runtime'
+  | 'controller-runtime-docs'
+  | 'floor';
 
 /** Options every bench operator gets. */
 export interface BenchOperatorOptions {
@@ -12,6 +19,8 @@ export interface BenchOperatorOptions {
   namespace: string;
   /** Concurrent reconciles (reconcilekit only; the peers are sequential by design). */
   workers: number;
+  /** The operator starts as soon as it is loaded (the clock from process spawn); the Go peer needs to know. */
+  autostart?: boolean;
 }
 
 /** A running operator under test. */
@@ -26,6 +35,10 @@ export interface BenchOperator {
   errors(): Promise<number>;
   /** Counts and resource use of a system running in another process (the Go peer); default: this process. */
   usage?(): Promise<OperatorUsage>;
+  /** Unix ms (sub-ms precision) of the first reconcile, 0 before it; systems that record it. */
+  firstCallAtMs?(): number;
+  /** Unix ms at which the system's own process was spawned, when it is not this process (the Go peer). */
+  spawnedAtMs?: number;
 }
 
 /** Counts and resource use of an operator process. */
@@ -36,4 +49,10 @@ export interface OperatorUsage {
   cpuMs: number;
   /** Peak resident set size of the operator process, KiB. */
   maxRssKiB: number;
+  /** Resident set size now, KiB. */
+  rssKiB?: number;
+  /** Unix ms of the first reconcile (0 before it), when the system records it. */
+  firstCallAtMs?: number;
+  /** Unix ms at which the process had its modules loaded (the Go peer: its manager built). */
+  loadedAtMs?: number;
 }

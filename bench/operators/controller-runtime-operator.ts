@@ -1,26 +1,40 @@
 // Peer: the controller-runtime operator (bench/peers/controller-runtime, Go) in its own process, driven over
-// stdin/stdout lines. Its CPU time and peak RSS come from the Go process itself (getrusage), not this wrapper.
+// stdin/stdout lines. Its CPU time and RSS come from the Go process itself (getrusage, /proc/self/status), not
+// this wrapper. Two idioms: "tuned" (workloads 2, 3, 7) and "docs" (workload 9, as kubebuilder teaches; its zap
+// log goes to RECONCILEKIT_BENCH_LOG when set).
 import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { BenchOperator, BenchOperatorOptions, OperatorUsage } from './bench-operator.js';
 
 /** The controller-runtime peer behind the bench operator shape. */
-export async function controllerRuntimeOperator(options: BenchOperatorOptions): Promise<BenchOperator> {
+export async function controllerRuntimeOperator(
+  options: BenchOperatorOptions,
+  idiom: 'tuned' | 'docs' = 'tuned',
+): Promise<BenchOperator> {
   const binary = process.env.RECONCILEKIT_BENCH_CR_PEER;
   if (binary === undefined || binary === '') {
     throw new Error(
       'RECONCILEKIT_BENCH_CR_PEER is not set: the driver builds the controller-runtime peer first',
     );
   }
+  const logFile = process.env.RECONCILEKIT_BENCH_LOG;
+  const stderr: 'inherit' | number =
+    logFile === undefined || logFile === '' ? 'inherit' : openSync(logFile, 'a');
+  const spawnedAtMs = performance.timeOrigin + performance.now();
   const proc = spawn(
     binary,
     [
       `--kubeconfig=${options.kubeconfigPath}`,
       `--namespace=${options.namespace}`,
       `--workers=${String(options.workers)}`,
+      `--idiom=${idiom}`,
+      ...(options.autostart === true ? ['--autostart'] : []),
     ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+    { stdio: ['pipe', 'pipe', stderr] },
   );
+  if (proc.stdin === null || proc.stdout === null) throw new Error('controller-runtime peer: no stdio pipes');
+  const stdin = proc.stdin;
   const lines = createInterface({ input: proc.stdout });
   const waiting: ((line: string) => void)[] = [];
   lines.on('line', (line) => waiting.shift()?.(line));
@@ -34,7 +48,7 @@ export async function controllerRuntimeOperator(options: BenchOperatorOptions): 
     });
   const ask = async (command: string): Promise<string> => {
     const answer = next();
-    proc.stdin.write(`${command}\n`);
+    stdin.write(`${command}\n`);
     return answer;
   };
   const loaded = await next();
@@ -45,11 +59,12 @@ export async function controllerRuntimeOperator(options: BenchOperatorOptions): 
     return last;
   };
   return {
+    spawnedAtMs,
     start: async () => {
       await ask('start');
     },
     stop: async () => {
-      proc.stdin.write('stop\n');
+      stdin.write('stop\n');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 2_000))]);
       proc.kill('SIGKILL');
     },

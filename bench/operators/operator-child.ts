@@ -1,7 +1,10 @@
 // Child process: runs one operator under test.
 // argv: <system> <kubeconfig> <namespace> <workers>
-// Messages out: {type:'loaded'} once the modules are imported; {type:'start'} once start() resolved;
-// {type:'count', calls, errors, cpuMs} when asked (cpuMs: user + system CPU of this process so far). In: 'start', 'count', 'stop'.
+// Messages out: {type:'loaded', atMs, spawnedAtMs?} once the modules are imported (Unix ms; spawnedAtMs when the
+// system runs in a process of its own); {type:'start', atMs} once start() resolved; {type:'count', calls, errors,
+// cpuMs, maxRssKiB, rssKiB, firstCallAtMs, loadedAtMs} when asked (cpuMs: user + system CPU of the operator's
+// process so far). In: 'start', 'count', 'stop'. With RECONCILEKIT_BENCH_AUTOSTART=1 the operator starts as
+// soon as it is loaded (the clock from process spawn), and 'start' only answers once it has.
 import { cpuMs, onDriverMessage, reply } from '../lib/child.js';
 import type { BenchOperator, BenchOperatorOptions, SystemName } from './bench-operator.js';
 
@@ -9,6 +12,8 @@ async function load(system: SystemName, options: BenchOperatorOptions): Promise<
   switch (system) {
     case 'reconcilekit':
       return (await import('./reconcilekit-operator.js')).reconcilekitOperator(options);
+    case 'reconcilekit-readme':
+      return (await import('./reconcilekit-readme-operator.js')).reconcilekitReadmeOperator(options);
     case 'reconcilekit-controller':
       return (await import('./reconcilekit-controller-operator.js')).reconcilekitControllerOperator(options);
     case 'dot-i':
@@ -16,7 +21,11 @@ async function load(system: SystemName, options: BenchOperatorOptions): Promise<
     case 'hand-written':
       return (await import('./hand-written-operator.js')).handWrittenOperator(options);
     case 'controller-runtime':
-      return (await import('./controller-runtime-operator.js')).controllerRuntimeOperator(options);
+    case 'controller-runtime-docs':
+      return (await import('./controller-runtime-operator.js')).controllerRuntimeOperator(
+        options,
+        system === 'controller-runtime-docs' ? 'docs' : 'tuned',
+      );
     case 'floor':
       return (await import('./floor-operator.js')).floorOperator(options);
   }
@@ -26,18 +35,27 @@ const [system, kubeconfigPath, namespace, workers] = process.argv.slice(2);
 if (system === undefined || kubeconfigPath === undefined || namespace === undefined) {
   throw new Error('usage: operator-child <system> <kubeconfig> <namespace> <workers>');
 }
+const now = (): number => performance.timeOrigin + performance.now();
 const operator = await load(system as SystemName, {
   kubeconfigPath,
   namespace,
   workers: Number(workers ?? 1),
+  autostart: process.env.RECONCILEKIT_BENCH_AUTOSTART === '1',
 });
-reply({ type: 'loaded' });
+const loadedAtMs = now();
+reply({
+  type: 'loaded',
+  atMs: loadedAtMs,
+  ...(operator.spawnedAtMs === undefined ? {} : { spawnedAtMs: operator.spawnedAtMs }),
+});
+// Autostart: the operator starts now; a later 'start' waits for it.
+const started = process.env.RECONCILEKIT_BENCH_AUTOSTART === '1' ? operator.start() : undefined;
 
 onDriverMessage(async (message) => {
   switch (message.type) {
     case 'start':
-      await operator.start();
-      reply({ type: 'start' });
+      await (started ?? operator.start());
+      reply({ type: 'start', atMs: now() });
       break;
     case 'count':
       if (operator.usage !== undefined) reply({ type: 'count', ...(await operator.usage()) });
@@ -48,6 +66,9 @@ onDriverMessage(async (message) => {
           errors: await operator.errors(),
           cpuMs: cpuMs(),
           maxRssKiB: process.resourceUsage().maxRSS,
+          rssKiB: process.memoryUsage.rss() / 1024,
+          firstCallAtMs: operator.firstCallAtMs?.() ?? 0,
+          loadedAtMs,
         });
       break;
     case 'stop':
