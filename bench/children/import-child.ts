@@ -15,4 +15,4 @@ process.send?.({
   baseRssKiB,
   heapKiB: process.memoryUsage().heapUsed / 1024,
 });
-process.disconnect?.();
+if (process.connected) process.disconnect();

@@ -139,7 +139,9 @@ export function selectedSystems(
       ? systems
       : systems.filter((s) => only.includes(s.system) || only.includes(`${s.system}-${s.workers}`));
   // The Go peer's rows only when it is built (the reason it is not is printed once).
-  return chosen.filter((s) => !s.system.startsWith('controller-runtime') || controllerRuntimePeer() !== undefined);
+  return chosen.filter(
+    (s) => !s.system.startsWith('controller-runtime') || controllerRuntimePeer() !== undefined,
+  );
 }
 
 /** A loaded (not yet started) operator child. */

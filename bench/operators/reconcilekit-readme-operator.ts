@@ -104,7 +104,13 @@ const websiteStatus: CRUDResourceOps<Site, number | undefined, number> = {
   applyDeleteChange: () => undefined,
   async applyUpdateChange(ctx, site, generation) {
     const { name = '', namespace } = site.metadata;
-    const website = { apiVersion: WEBSITE_API_VERSION, kind: WEBSITE_KIND, plural: WEBSITE_PLURAL, namespace, name };
+    const website = {
+      apiVersion: WEBSITE_API_VERSION,
+      kind: WEBSITE_KIND,
+      plural: WEBSITE_PLURAL,
+      namespace,
+      name,
+    };
     await counted(
       client(ctx).patch(website, { status: { observedGeneration: generation } }, 'merge', {
         subresource: 'status',

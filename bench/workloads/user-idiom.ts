@@ -153,7 +153,8 @@ async function oneRun(
       const after = await scrapeRequests(target.rest);
       sample.spawnSeconds = (convergedAtMs - operator.spawnedAtMs) / 1000;
       sample.loadedSeconds = (convergedAtMs - c.loadedAtMs) / 1000;
-      sample.firstSeconds = c.firstCallAtMs > 0 ? (c.firstCallAtMs - operator.spawnedAtMs) / 1000 : Number.NaN;
+      sample.firstSeconds =
+        c.firstCallAtMs > 0 ? (c.firstCallAtMs - operator.spawnedAtMs) / 1000 : Number.NaN;
       sample.reconciles = c.calls;
       sample.errors = c.errors;
       sample.cpuSeconds = c.cpuMs / 1000;
@@ -305,9 +306,7 @@ async function startup(
   const ours = imports.filter((s) => s.module === 'reconcilekit');
   const importMs = med(ours.map((s) => s.ms));
   const importRss = med(ours.map((s) => s.rssMiB));
-  const first = med(
-    samples.filter((s) => s.system === RECONCILEKIT_README_8.label).map((s) => s.firstMs),
-  );
+  const first = med(samples.filter((s) => s.system === RECONCILEKIT_README_8.label).map((s) => s.firstMs));
   const targets: TargetCheck[] = [
     {
       target: `import('reconcilekit') ≤ ${IMPORT_MS_TARGET} ms and ≤ ${IMPORT_RSS_MIB_TARGET} MiB RSS in an empty process`,
@@ -329,7 +328,8 @@ async function startup(
 
 /** Runs workload 9. */
 export async function runUserIdiom(ctx: BenchContext): Promise<WorkloadResult> {
-  const title = 'As users write it: the README idiom against controller-runtime as its docs teach, from process spawn';
+  const title =
+    'As users write it: the README idiom against controller-runtime as its docs teach, from process spawn';
   const sizes = ctx.idiomSizes ?? USER_IDIOM_SIZES[ctx.mode];
   const places = placesFor(ctx);
   const place = places.find((p) => p.name === 'cluster') ?? places[0]!;
@@ -350,7 +350,11 @@ export async function runUserIdiom(ctx: BenchContext): Promise<WorkloadResult> {
   for (const n of sizes) {
     const runs =
       ctx.runsOverride ??
-      (n === smallest ? ctx.sizes.runs : ctx.mode === 'full' && n >= 50_000 ? 1 : Math.min(3, ctx.sizes.runs));
+      (n === smallest
+        ? ctx.sizes.runs
+        : ctx.mode === 'full' && n >= 50_000
+          ? 1
+          : Math.min(3, ctx.sizes.runs));
     const here = systems.filter((s) => s.workers > 1 || n === smallest);
     const rows = new Map<SystemUnderTest, IdiomSample[]>(here.map((s) => [s, []]));
     // Interleaved: run 1 of every system, then run 2, …
@@ -368,7 +372,9 @@ export async function runUserIdiom(ctx: BenchContext): Promise<WorkloadResult> {
       }
     }
     const { md, checks, bars } = sizeTable(rows, n, n === smallest);
-    parts.push(`**${placeTitle(place)}, ${n.toLocaleString('en-US')} Websites** (${runs} interleaved runs)\n\n${md}`);
+    parts.push(
+      `**${placeTitle(place)}, ${n.toLocaleString('en-US')} Websites** (${runs} interleaved runs)\n\n${md}`,
+    );
     targets.push(...checks.map((c) => ({ ...c, target: `[${place.name}, ${n}] ${c.target}` })));
     groups.push({ title: `${n} Websites: s from spawn to converged`, bars });
   }
@@ -390,7 +396,10 @@ function sizeTable(
   smallest: boolean,
 ): { md: string; checks: TargetCheck[]; bars: PlotGroup['bars'] } {
   const ok = (s: IdiomSample[]): IdiomSample[] => s.filter((x) => x.failure === undefined);
-  const medians = new Map<SystemUnderTest, { time: number; rss: number; cpuPerReconcile: number; cpuPerObject: number }>();
+  const medians = new Map<
+    SystemUnderTest,
+    { time: number; rss: number; cpuPerReconcile: number; cpuPerObject: number }
+  >();
   for (const [sut, all] of rows) {
     const s = ok(all);
     medians.set(sut, {
