@@ -159,6 +159,7 @@ export {
   PATCH_CONTENT_TYPES,
   type PatchType,
   type ObjectClientOptions,
+  type GetOptions,
   type ListOptions,
   type ObjectList,
   type WriteOptions,
@@ -167,12 +168,15 @@ export {
   type ApplyOptions,
   type WatchRequestOptions,
 } from './kube/object-client.js';
+export type { CacheReader } from './kube/cache-reader.js';
 export {
   keepAliveConfiguration,
   makeKeepAliveApiClient,
   makeKeepAliveObjectApi,
 } from './kube/keep-alive-api.js';
 export { Store, objectKey, splitObjectKey } from './watch/store.js';
+export { CachedReads, type CachedReadsOptions, type KindRef } from './watch/cached-reads.js';
+export { OwnWrites, DEFAULT_OWN_WRITE_TTL_MS, resourceVersionAtLeast } from './watch/own-writes.js';
 export type { WatchEvent } from './watch/watch-event.js';
 export { WatcherMetrics, WATCH_EVENT_TYPES } from './watch/metrics.js';
 export {

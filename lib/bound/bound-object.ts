@@ -396,7 +396,7 @@ export class BoundObject<Obj extends KubernetesObject = KubernetesObject> {
       } catch (err) {
         if (!retriableRelease(err) || attempt >= RELEASE_ATTEMPTS) throw err;
       }
-      const fresh = await this.client.get<Obj>(this.ref(), { signal: this.ctx.signal });
+      const fresh = await this.client.get<Obj>(this.ref(), { signal: this.ctx.signal, live: true });
       if (fresh.metadata?.uid !== this.current.metadata?.uid) return;
       this.current = fresh;
       if (!stillOurs(this.condition(), lock)) {

@@ -19,6 +19,7 @@ import { sourceTrigger, TriggerLedger, TRIGGERS, type PassTrigger } from '../deb
 import { jitter } from '../util/jitter.js';
 import { sleep } from '../util/sleep.js';
 import { CacheSyncTimeoutError } from '../watch/informer.js';
+import { CachedReads } from '../watch/cached-reads.js';
 import { InformerCache, type InformerSource } from '../watch/informer-cache.js';
 import type { Informer } from '../watch/informer.js';
 import type { Store } from '../watch/store.js';
@@ -87,6 +88,9 @@ export interface SharedResources {
 export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   readonly config: ResolvedCoreConfig<Obj>;
   readonly client: ObjectClient | undefined;
+  /** The client of every reconcile context: `client` with reads from the informer cache (config.liveReads). */
+  private readClient: ObjectClient | undefined;
+  private reads: CachedReads | undefined;
   readonly logger: Logger;
   private readonly noun: string;
   private readonly parts: CoreParts<Obj>;
@@ -182,7 +186,21 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         this.sharedInformers ??
         c.informers ??
         new InformerCache({ client: this.client, logger: this.logger, registry: c.registry });
-      this.sources = new SourceSet<Obj>(this.logger, informers);
+      const sources = new SourceSet<Obj>(this.logger, informers);
+      this.sources = sources;
+      this.reads =
+        c.liveReads === true
+          ? undefined
+          : new CachedReads({
+              informers,
+              client: this.client,
+              watched: () => sources.informers(),
+              ...(c.resource?.namespace === undefined ? {} : { namespace: c.resource.namespace }),
+              live: c.liveReads,
+              logger: this.logger,
+              ...(c.cacheSyncTimeoutMs > 0 ? { syncTimeoutMs: c.cacheSyncTimeoutMs } : {}),
+            });
+      this.readClient = this.reads === undefined ? this.client : this.client.withReader(this.reads);
     }
     this.controllerMetrics = new ControllerMetrics({ registry: c.registry, controller: c.name });
     this.controllerMetrics.setMaxConcurrentReconciles(c.workers);
@@ -358,7 +376,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     const events = this.events;
     const signal = this.lifetime.signal;
     setEngineContext(ctx, {
-      client: this.client,
+      client: this.readClient ?? this.client,
       cache: (kind, apiVersion) => this.cache(kind, apiVersion),
       stepGate:
         fence === undefined
@@ -769,6 +787,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     }
     this.lifetime.abort(new Error(`${this.noun} stopped`));
     await this.election;
+    await this.reads?.stop();
     await this.sources?.stop();
     const flushDeadline = new AbortController();
     await Promise.race([

@@ -163,6 +163,15 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
    */
   errorCondition?: { type?: string } | false;
   /**
+   * How the client in the reconcile context (`ctx.get(clientKey)`) reads. Default false: `get` and `list`
+   * are answered from the shared informer cache — the controller's own informers for the kinds it
+   * reconciles, owns and watches, and for any other kind an informer started on first read (scoped to
+   * `resource.namespace` when set) — with the client's own writes visible to its next reads; a call reads
+   * live with `{ live: true }`. `true`: every read goes to the API server. A list of kinds: those kinds are
+   * read live (e.g. Secrets you do not want cached). See docs/watch-and-cache.md.
+   */
+  liveReads?: boolean | readonly { apiVersion: string; kind: string }[];
+  /**
    * Shared watches: controllers given the same cache share one list+watch and one store per
    * (apiVersion, kind, namespace, selectors). Default: a private cache. `Operator` passes its own.
    */

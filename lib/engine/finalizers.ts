@@ -63,7 +63,7 @@ export async function addFinalizer(
   try {
     return await backOffAbortable(
       async (attempt) => {
-        if (attempt > 1) current = await client.get(ref, { signal });
+        if (attempt > 1) current = await client.get(ref, { signal, live: true });
         const plan = addFinalizerPatch(current, finalizer);
         if (plan.action === 'stop') return { outcome: 'deleting' } as const;
         if (plan.action === 'present') return { outcome: 'present' } as const;
@@ -100,7 +100,7 @@ export async function removeFinalizer(
   try {
     return await backOffAbortable(
       async () => {
-        const fresh = await client.get(ref, { signal });
+        const fresh = await client.get(ref, { signal, live: true });
         if (obj.metadata?.uid !== undefined && fresh.metadata?.uid !== obj.metadata.uid) return false;
         const patch = removeFinalizerPatch(fresh, finalizer);
         if (patch === undefined) return false;

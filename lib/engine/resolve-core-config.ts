@@ -75,6 +75,8 @@ export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObj
   errorCondition: { type: string } | false;
   informers: InformerCache | undefined;
   retryPolicy: RetryPolicy | undefined;
+  /** true: every read of the context client is live; else the kinds read live (others from the cache). */
+  liveReads: true | readonly { apiVersion: string; kind: string }[];
 }
 
 /**
@@ -325,6 +327,7 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
   ) {
     fail('config.informers must be an InformerCache (new InformerCache({ client }))');
   }
+  const liveReads = resolveLiveReads(c.liveReads);
   if (c.retryPolicy !== undefined && typeof c.retryPolicy !== 'function') {
     fail(
       'config.retryPolicy must be a function (error, attempt) => { retry, delayMs }, e.g. exponentialBackoffRetryPolicy(1000, 5)',
@@ -375,7 +378,26 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     errorCondition,
     informers: c.informers,
     retryPolicy: c.retryPolicy,
+    liveReads,
   };
+}
+
+function resolveLiveReads(value: unknown): ResolvedCoreConfig['liveReads'] {
+  if (value === undefined || value === false) return [];
+  if (value === true) return true;
+  if (!Array.isArray(value)) {
+    fail(
+      `config.liveReads must be true, false or a list of kinds ({ apiVersion, kind }); got ${JSON.stringify(value)}`,
+    );
+  }
+  return value.map((kind: unknown, i) => {
+    if (!isObject(kind) || typeof kind.apiVersion !== 'string' || typeof kind.kind !== 'string') {
+      fail(
+        `config.liveReads[${i}] must be { apiVersion, kind } (e.g. { apiVersion: 'v1', kind: 'Secret' }); got ${JSON.stringify(kind)}`,
+      );
+    }
+    return { apiVersion: kind.apiVersion, kind: kind.kind };
+  });
 }
 
 /** The engine's own check names: a user check of the same name would hide one. */

@@ -74,7 +74,7 @@ export class SourceSet<Obj extends KubernetesObject> {
 
   constructor(
     private readonly logger: Logger,
-    private readonly informers: InformerCache,
+    private readonly informerCache: InformerCache,
   ) {}
 
   /** Cache of the reconciled kind (undefined before `start`). */
@@ -91,6 +91,11 @@ export class SourceSet<Obj extends KubernetesObject> {
     if (apiVersion !== undefined) return this.byKind.get(groupKind(apiVersion, kind))?.[0]?.store;
     for (const [gk, list] of this.byKind) if (gk.endsWith(`/${kind}`)) return list[0]?.store;
     return undefined;
+  }
+
+  /** Every informer this controller watches with (for reads from its cache). */
+  informers(): readonly Informer[] {
+    return this.acquired;
   }
 
   /** The first watch currently failing, as a readiness reason. */
@@ -246,11 +251,11 @@ export class SourceSet<Obj extends KubernetesObject> {
   async stop(): Promise<void> {
     for (const off of [...this.unsubscribe]) off();
     const informers = this.acquired.splice(0);
-    await Promise.allSettled(informers.map((informer) => this.informers.release(informer)));
+    await Promise.allSettled(informers.map((informer) => this.informerCache.release(informer)));
   }
 
   private add<T extends KubernetesObject>(ref: InformerSource): Informer<T> {
-    const informer = this.informers.acquire<T>(ref);
+    const informer = this.informerCache.acquire<T>(ref);
     this.acquired.push(informer as unknown as Informer);
     const gk = groupKind(ref.apiVersion, ref.kind);
     const list = this.byKind.get(gk) ?? [];

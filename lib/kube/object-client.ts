@@ -3,6 +3,7 @@ import type https from 'node:https';
 import { createInterface } from 'node:readline';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { ApiError } from './api-error.js';
+import type { CacheReader } from './cache-reader.js';
 import { KubeTransport, toApiError } from './kube-transport.js';
 import type { ObjectRef, ResourceRef } from './resource-ref.js';
 import { KindClient } from './kind-client.js';
@@ -71,6 +72,18 @@ export interface ListOptions {
   continue?: string;
   resourceVersion?: string;
   signal?: AbortSignal;
+  /** Ask the API server even when this client reads from a cache (see {@link ObjectClient.live}). */
+  live?: boolean;
+}
+
+/**
+ * Options of a get.
+ * @category Kubernetes client
+ */
+export interface GetOptions {
+  signal?: AbortSignal;
+  /** Ask the API server even when this client reads from a cache (see {@link ObjectClient.live}). */
+  live?: boolean;
 }
 
 /**
@@ -161,6 +174,11 @@ export class ObjectClient {
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
   /** Checked before every write; set by leader election (the lease's own renewals use {@link unfenced}). */
   fence: WriteFence | undefined;
+  /**
+   * Where `get` and `list` are answered from a cache (undefined: always from the API server). The client in
+   * a reconcile context (`ctx.get(clientKey)`) has one over the engine's informers; see {@link withReader}.
+   */
+  readonly reader: CacheReader | undefined;
 
   constructor(options: ObjectClientOptions) {
     this.kubeConfig = options.kubeConfig;
@@ -261,6 +279,31 @@ export class ObjectClient {
     return view;
   }
 
+  /**
+   * A view of this client (same transport, discovery cache, fence) whose `get` and `list` are answered by
+   * `reader` where it can, and whose writes are reported to it (read-your-own-writes).
+   */
+  withReader(reader: CacheReader): ObjectClient {
+    const view = Object.create(this) as ObjectClient;
+    (view as { reader: CacheReader | undefined }).reader = reader;
+    return view;
+  }
+
+  /** A view of this client that reads from the API server only (`this` when it has no cache reader). */
+  live(): ObjectClient {
+    if (this.reader === undefined) return this;
+    const view = Object.create(this) as ObjectClient;
+    (view as { reader: CacheReader | undefined }).reader = undefined;
+    return view;
+  }
+
+  /** Tells the cache reader (if any) about a write's answer; returns it. */
+  private wrote<T>(answer: unknown): T {
+    const reader = this.reader;
+    if (reader !== undefined && isObject(answer)) reader.wrote(answer);
+    return answer as T;
+  }
+
   /** The fence's check, then the signal a write runs under (the fence's signal added). */
   private writeSignal(signal?: AbortSignal): AbortSignal | undefined {
     const fence = this.fence;
@@ -278,10 +321,18 @@ export class ObjectClient {
     return AbortSignal.any([signal, this.signal]);
   }
 
+  /**
+   * One object. With a cache reader (the client of a reconcile context), from the cache where it holds the
+   * kind (a copy, with this client's own writes applied); `{ live: true }` asks the API server.
+   */
   async get<T extends KubernetesObject = KubernetesObject>(
     ref: ObjectRef,
-    opts: { signal?: AbortSignal } = {},
+    opts: GetOptions = {},
   ): Promise<T> {
+    if (this.reader !== undefined && opts.live !== true) {
+      const cached = await this.reader.get(ref, opts.signal);
+      if (cached !== undefined) return cached as T;
+    }
     const path = await this.path(ref, ref.name);
     return (await this.transport.request({ method: 'GET', path, signal: this.signalOf(opts.signal) })) as T;
   }
@@ -290,6 +341,10 @@ export class ObjectClient {
     ref: ResourceRef,
     opts: ListOptions = {},
   ): Promise<ObjectList<T>> {
+    if (this.reader !== undefined && opts.live !== true) {
+      const cached = await this.reader.list(ref, opts);
+      if (cached !== undefined) return cached as ObjectList<T>;
+    }
     const path = await this.path(ref);
     const query = {
       labelSelector: opts.labelSelector,
@@ -314,13 +369,15 @@ export class ObjectClient {
 
   async create<T extends KubernetesObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const path = await this.path(refOf(obj));
-    return (await this.transport.request({
-      method: 'POST',
-      path,
-      query: { fieldManager: opts.fieldManager ?? this.fieldManager },
-      body: obj,
-      signal: this.writeSignal(opts.signal),
-    })) as T;
+    return this.wrote<T>(
+      await this.transport.request({
+        method: 'POST',
+        path,
+        query: { fieldManager: opts.fieldManager ?? this.fieldManager },
+        body: obj,
+        signal: this.writeSignal(opts.signal),
+      }),
+    );
   }
 
   async replace<T extends KubernetesObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
@@ -338,13 +395,15 @@ export class ObjectClient {
   ): Promise<T> {
     const ref = refOf(obj);
     const path = await this.path(ref, ref.name, sub);
-    return (await this.transport.request({
-      method: 'PUT',
-      path,
-      query: { fieldManager: opts.fieldManager ?? this.fieldManager },
-      body: obj,
-      signal: this.writeSignal(opts.signal),
-    })) as T;
+    return this.wrote<T>(
+      await this.transport.request({
+        method: 'PUT',
+        path,
+        query: { fieldManager: opts.fieldManager ?? this.fieldManager },
+        body: obj,
+        signal: this.writeSignal(opts.signal),
+      }),
+    );
   }
 
   async patch<T extends KubernetesObject = KubernetesObject>(
@@ -354,17 +413,19 @@ export class ObjectClient {
     opts: PatchOptions = {},
   ): Promise<T> {
     const path = await this.path(ref, ref.name, opts.subresource);
-    return (await this.transport.request({
-      method: 'PATCH',
-      path,
-      query: {
-        fieldManager: opts.fieldManager ?? this.fieldManager,
-        force: type === 'apply' ? opts.force : undefined,
-      },
-      body,
-      contentType: PATCH_CONTENT_TYPES[type],
-      signal: this.writeSignal(opts.signal),
-    })) as T;
+    return this.wrote<T>(
+      await this.transport.request({
+        method: 'PATCH',
+        path,
+        query: {
+          fieldManager: opts.fieldManager ?? this.fieldManager,
+          force: type === 'apply' ? opts.force : undefined,
+        },
+        body,
+        contentType: PATCH_CONTENT_TYPES[type],
+        signal: this.writeSignal(opts.signal),
+      }),
+    );
   }
 
   /**
@@ -391,7 +452,19 @@ export class ObjectClient {
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
     if (opts.propagationPolicy !== undefined) body.propagationPolicy = opts.propagationPolicy;
     if (opts.preconditions !== undefined) body.preconditions = opts.preconditions;
-    await this.transport.request({ method: 'DELETE', path, body, signal: this.writeSignal(opts.signal) });
+    const answer = await this.transport.request({
+      method: 'DELETE',
+      path,
+      body,
+      signal: this.writeSignal(opts.signal),
+    });
+    const reader = this.reader;
+    if (reader === undefined) return;
+    // An object with finalizers stays (Terminating) and the answer is the object; otherwise it is gone.
+    const meta = isObject(answer) ? answer.metadata : undefined;
+    if (meta?.deletionTimestamp !== undefined && meta.deletionTimestamp !== null && isObject(answer)) {
+      reader.wrote(answer);
+    } else reader.removed(ref);
   }
 
   /**
@@ -483,6 +556,13 @@ export class ObjectClient {
   close(): void {
     this.transport.close();
   }
+}
+
+/** A Kubernetes object as an API answer: a JSON object with metadata (a `Status` has none worth keeping). */
+function isObject(answer: unknown): answer is KubernetesObject {
+  if (typeof answer !== 'object' || answer === null) return false;
+  const { metadata, kind } = answer as { metadata?: unknown; kind?: unknown };
+  return typeof metadata === 'object' && metadata !== null && kind !== 'Status';
 }
 
 function refOf(obj: KubernetesObject): ObjectRef {

@@ -59,6 +59,11 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     });
   }
 
+  /** What this informer lists and watches: kind, namespace (undefined: all) and selectors. */
+  get source(): WatcherOptions<T>['resource'] {
+    return this.watcher.resource;
+  }
+
   /** The cache: latest object per key. */
   get store(): Store<T> {
     return this.watcher.store;

@@ -56,6 +56,11 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     this.random = options.random ?? Math.random;
   }
 
+  /** What this watcher lists and watches: kind, namespace (undefined: all) and selectors. */
+  get resource(): WatcherOptions<T>['resource'] {
+    return this.options.resource;
+  }
+
   /** True once the first list is in the store (stays true across relists). */
   get synced(): boolean {
     return this.syncedValue;

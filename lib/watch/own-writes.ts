@@ -1,0 +1,139 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+/**
+ * How long a write of our own is preferred over the cache at most, in ms. Its watch event normally arrives
+ * within milliseconds and ends the preference at once; 30 s bounds a write whose event never comes (a watch
+ * that lost it to a relist), after which the cache is believed again.
+ * @category Watch and cache
+ */
+export const DEFAULT_OWN_WRITE_TTL_MS = 30_000;
+
+/**
+ * Whether resourceVersion `a` is the same as or newer than `b`. etcd's are decimal integers and compare as
+ * numbers (the API server's own watch cache relies on it); any other form is only known to be equal.
+ * @category Watch and cache
+ */
+export function resourceVersionAtLeast(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (!DIGITS.test(a) || !DIGITS.test(b)) return false;
+  return a.length !== b.length ? a.length > b.length : a > b;
+}
+
+const DIGITS = /^[0-9]+$/;
+
+interface Entry {
+  /** The server's answer to our write; undefined for our delete. */
+  obj: KubernetesObject | undefined;
+  /** resourceVersion of the answer, or (a delete) of the object we deleted ('' unknown). */
+  rv: string;
+  at: number;
+}
+
+/**
+ * The writes a client made that its cache may not show yet (read-your-own-writes): the answer to each
+ * create, update and patch, and each delete, per object, until the watch delivers that version or a newer
+ * one. A read after our create sees the object, a read after our update sees our version (so the next write
+ * does not hit a stale-version conflict), a read after our delete sees it gone.
+ * @category Watch and cache
+ */
+export class OwnWrites {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly ttlMs = DEFAULT_OWN_WRITE_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Number of writes not yet seen in the cache. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Our write's answer for object `key` of cache `kind`. */
+  wrote(kind: string, key: string, obj: KubernetesObject): void {
+    this.sweep();
+    this.entries.set(id(kind, key), { obj, rv: obj.metadata?.resourceVersion ?? '', at: this.now() });
+  }
+
+  /** Our delete of object `key`; `cached` is what the cache held then. */
+  removed(kind: string, key: string, cached: KubernetesObject | undefined): void {
+    this.sweep();
+    this.entries.set(id(kind, key), {
+      obj: undefined,
+      rv: cached?.metadata?.resourceVersion ?? '',
+      at: this.now(),
+    });
+  }
+
+  /** The cache delivered `obj` (added, updated or deleted): a write it has caught up with is forgotten. */
+  seen(kind: string, key: string, obj: KubernetesObject, deleted: boolean): void {
+    if (this.entries.size === 0) return;
+    const k = id(kind, key);
+    const entry = this.entries.get(k);
+    if (entry === undefined) return;
+    const rv = obj.metadata?.resourceVersion ?? '';
+    const caughtUp =
+      entry.obj !== undefined
+        ? // our write: its version or a newer one arrived (a later change, or the object's deletion)
+          rv !== '' && entry.rv !== '' && resourceVersionAtLeast(rv, entry.rv)
+        : // our delete: the deletion arrived, or a newer object under the name (created again)
+          deleted ||
+          (rv !== '' && rv !== entry.rv && (entry.rv === '' || resourceVersionAtLeast(rv, entry.rv)));
+    if (caughtUp) this.entries.delete(k);
+  }
+
+  /** What a read of `key` should see, given what the cache holds. */
+  resolve(kind: string, key: string, cached: KubernetesObject | undefined): KubernetesObject | undefined {
+    if (this.entries.size === 0) return cached;
+    const k = id(kind, key);
+    const entry = this.entries.get(k);
+    if (entry === undefined) return cached;
+    if (this.now() - entry.at > this.ttlMs) {
+      this.entries.delete(k);
+      return cached;
+    }
+    const cachedRv = cached?.metadata?.resourceVersion ?? '';
+    if (entry.obj !== undefined) {
+      if (cached !== undefined && cachedRv !== '' && resourceVersionAtLeast(cachedRv, entry.rv)) {
+        this.entries.delete(k);
+        return cached;
+      }
+      return entry.obj;
+    }
+    // Our delete: gone, unless the cache already shows a newer object under the name (created again).
+    if (cached === undefined) {
+      this.entries.delete(k);
+      return undefined;
+    }
+    if (entry.rv !== '' && cachedRv !== entry.rv && resourceVersionAtLeast(cachedRv, entry.rv)) {
+      this.entries.delete(k);
+      return cached;
+    }
+    return undefined;
+  }
+
+  /** The keys of `kind` with a pending write (for lists). */
+  keysOf(kind: string): string[] {
+    if (this.entries.size === 0) return [];
+    const prefix = `${kind}\u0000`;
+    const keys: string[] = [];
+    for (const k of this.entries.keys()) if (k.startsWith(prefix)) keys.push(k.slice(prefix.length));
+    return keys;
+  }
+
+  /** Forgets everything (the client stops). */
+  clear(): void {
+    this.entries.clear();
+  }
+
+  /** Drops expired entries once there are many (a watch that never delivered them). */
+  private sweep(): void {
+    if (this.entries.size < 1024) return;
+    const limit = this.now() - this.ttlMs;
+    for (const [k, entry] of this.entries) if (entry.at < limit) this.entries.delete(k);
+  }
+}
+
+function id(kind: string, key: string): string {
+  return `${kind}\u0000${key}`;
+}
