@@ -298,10 +298,10 @@ export class ObjectClient {
   }
 
   /** Tells the cache reader (if any) about a write's answer; returns it. */
-  private wrote<T>(answer: unknown): T {
+  private wrote(answer: unknown): unknown {
     const reader = this.reader;
     if (reader !== undefined && isObject(answer)) reader.wrote(answer);
-    return answer as T;
+    return answer;
   }
 
   /** The fence's check, then the signal a write runs under (the fence's signal added). */
@@ -369,7 +369,7 @@ export class ObjectClient {
 
   async create<T extends KubernetesObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const path = await this.path(refOf(obj));
-    return this.wrote<T>(
+    return this.wrote(
       await this.transport.request({
         method: 'POST',
         path,
@@ -377,7 +377,7 @@ export class ObjectClient {
         body: obj,
         signal: this.writeSignal(opts.signal),
       }),
-    );
+    ) as T;
   }
 
   async replace<T extends KubernetesObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
@@ -395,7 +395,7 @@ export class ObjectClient {
   ): Promise<T> {
     const ref = refOf(obj);
     const path = await this.path(ref, ref.name, sub);
-    return this.wrote<T>(
+    return this.wrote(
       await this.transport.request({
         method: 'PUT',
         path,
@@ -403,7 +403,7 @@ export class ObjectClient {
         body: obj,
         signal: this.writeSignal(opts.signal),
       }),
-    );
+    ) as T;
   }
 
   async patch<T extends KubernetesObject = KubernetesObject>(
@@ -413,7 +413,7 @@ export class ObjectClient {
     opts: PatchOptions = {},
   ): Promise<T> {
     const path = await this.path(ref, ref.name, opts.subresource);
-    return this.wrote<T>(
+    return this.wrote(
       await this.transport.request({
         method: 'PATCH',
         path,
@@ -425,7 +425,7 @@ export class ObjectClient {
         contentType: PATCH_CONTENT_TYPES[type],
         signal: this.writeSignal(opts.signal),
       }),
-    );
+    ) as T;
   }
 
   /**
@@ -461,10 +461,8 @@ export class ObjectClient {
     const reader = this.reader;
     if (reader === undefined) return;
     // An object with finalizers stays (Terminating) and the answer is the object; otherwise it is gone.
-    const meta = isObject(answer) ? answer.metadata : undefined;
-    if (meta?.deletionTimestamp !== undefined && meta.deletionTimestamp !== null && isObject(answer)) {
-      reader.wrote(answer);
-    } else reader.removed(ref);
+    if (isObject(answer) && answer.metadata?.deletionTimestamp != null) reader.wrote(answer);
+    else reader.removed(ref);
   }
 
   /**

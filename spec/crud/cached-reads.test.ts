@@ -7,6 +7,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type http from 'node:http';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ReconcileContext } from '../../lib/context/reconcile-context.js';
 import { clientKey } from '../../lib/engine/context-keys.js';
 import { Framework } from '../../lib/crud/framework.js';
 import { CRUDResource } from '../../lib/crud/resource/crud-resource.js';
@@ -54,8 +55,7 @@ const configMapRef = (w: Widget) => ({
 function configMapOps(
   passes: Map<string, number>,
 ): CRUDResourceOps<Observed, ConfigMap | undefined, ConfigMap> {
-  const client = (ctx: Parameters<CRUDResourceOps<Observed, unknown, unknown>['getCurrentState']>[0]) =>
-    ctx.get(clientKey)!;
+  const client = (ctx: ReconcileContext) => ctx.get(clientKey)!;
   return {
     name: 'configmap',
     async getCurrentState(ctx, w) {
@@ -74,7 +74,7 @@ function configMapOps(
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { namespace, name },
-        data: { size: String(w.spec?.size ?? '') },
+        data: { size: JSON.stringify(w.spec?.size ?? null) },
       };
     },
     newUpdatePatch: (_ctx, _w, current, desired) => {
@@ -157,7 +157,8 @@ describe('reads through the context client', () => {
           const w = await t.h.client.get<Observed>(ref(name));
           const cm = await t.h.client.get<ConfigMap>(configMapRef(w));
           return (
-            w.status?.observedGeneration === w.metadata?.generation && cm.data?.size === String(w.spec?.size)
+            w.status?.observedGeneration === w.metadata?.generation &&
+            cm.data?.size === JSON.stringify(w.spec?.size ?? null)
           );
         },
         15_000,

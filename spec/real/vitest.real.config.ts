@@ -55,6 +55,8 @@ export default defineConfig({
       'spec/crud/own-status-write.test.ts',
       // The engine's own specs that need a watch (a scripted pass body, no front end).
       'spec/engine/controller-core-watch.test.ts',
+      'spec/crud/cached-reads.test.ts',
+      'spec/watch/cached-reads.test.ts',
       'spec/controller/controller.test.ts',
       'spec/controller/controller-bad-input.test.ts',
       'spec/informer-controller/*.test.ts',
