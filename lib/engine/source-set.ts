@@ -232,7 +232,7 @@ export class SourceSet<Obj extends KubernetesObject> {
         const i = this.acquired.indexOf(informer as unknown as Informer);
         if (i < 0) return;
         this.acquired.splice(i, 1);
-        await this.informers.release(informer as unknown as Informer);
+        await this.informerCache.release(informer as unknown as Informer);
       },
     };
   }
