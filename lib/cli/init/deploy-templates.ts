@@ -75,15 +75,16 @@ metadata:
 export function rbacFile(n: ProjectNames, frontEnd: 'framework' | 'controller' = 'framework'): string {
   const configMaps =
     frontEnd === 'controller'
-      ? `  # The reconciler: watch the owned ConfigMaps (drift wakes their owner), read, create and update them
-  # (Kubernetes' garbage collector deletes them with their owner).
+      ? `  # The reconciler: watch the owned ConfigMaps (drift wakes their owner) and read them from that cache,
+  # create and update them (Kubernetes' garbage collector deletes them with their owner).
   - apiGroups: ['']
     resources: [configmaps]
-    verbs: [get, list, watch, create, update]`
-      : `  # The CRUD resource: read, create, replace and delete the ConfigMap of each ${n.kind}.
+    verbs: [list, watch, create, update]`
+      : `  # The CRUD resource: read (from an informer cache, started on the first read: list+watch), create,
+  # replace and delete the ConfigMap of each ${n.kind}.
   - apiGroups: ['']
     resources: [configmaps]
-    verbs: [get, create, update, delete]`;
+    verbs: [list, watch, create, update, delete]`;
   return `# Least privilege: only the verbs the operator's requests need.
 apiVersion: v1
 kind: ServiceAccount
