@@ -4,6 +4,7 @@ import type { DebugPageOptions, HealthServerConfig, LeaderElectionOptions } from
 import type { ControllerCore } from '../engine/controller-core.js';
 import type { Runnable } from '../host/run-until-signal.js';
 import type { Logger } from '../observability/logger.js';
+import type { WebhookHostOptions } from '../webhooks/webhook-host.js';
 
 /**
  * Anything an `Operator` runs: `Framework`, `Controller`, and later front ends. A plain `Runnable`
@@ -80,4 +81,10 @@ export interface OperatorOptions {
   startTimeoutMs?: number;
   /** How long `stop()` waits for each controller's `stop()` before carrying on without it. Default 60 s. */
   stopTimeoutMs?: number;
+  /**
+   * Serve admission and conversion webhooks (docs/webhooks.md): the HTTPS webhook server starts before
+   * the controllers (with a self-signed CA for `service`, renewed before expiry, and its configurations
+   * written at start — or mounted certificates), stops after them, and `/readyz` waits for it. Default none.
+   */
+  webhooks?: WebhookHostOptions;
 }

@@ -8,6 +8,7 @@ import { resolveCoreConfig, type ResolvedCoreConfig } from '../engine/resolve-co
 import { handleSignals, type HandleSignalsOptions } from '../host/handle-signals.js';
 import { makeClient } from '../kube/make-client.js';
 import type { ObjectClient } from '../kube/object-client.js';
+import { WebhookHost } from '../webhooks/webhook-host.js';
 import { LeaderElector } from '../leader/leader-elector.js';
 import { HealthServer } from '../observability/health-server.js';
 import { HistoryRecorder } from '../debug/history-recorder.js';
@@ -49,6 +50,8 @@ export class Operator {
   private readonly settings: ResolvedCoreConfig;
   private readonly logger: Logger;
   private readonly client: ObjectClient | undefined;
+  private readonly webhookOptions: OperatorOptions['webhooks'];
+  private webhookHost: WebhookHost | undefined;
   private readonly members: Member[] = [];
   private readonly lifetime = new AbortController();
   private health: HealthServer | undefined;
@@ -112,9 +115,15 @@ export class Operator {
         registry: this.settings.registry,
       });
     }
+    this.webhookOptions = options.webhooks;
     this.done = new Promise<void>((resolve) => {
       this.stopped = resolve;
     });
+  }
+
+  /** The webhook server, once started (undefined without `webhooks`). */
+  get webhooks(): WebhookHost | undefined {
+    return this.webhookHost;
   }
 
   /** The controllers added, in add order (`plan()` plans each). */
@@ -356,6 +365,9 @@ export class Operator {
           'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
           // Every controller, also those added after start: the first one not ready is the reason.
           controllers: () => this.notReady(),
+          ...(this.webhookOptions === undefined
+            ? {}
+            : { webhooks: () => this.webhookHost?.notReadyReason ?? 'webhook server not started' }),
           ...s.healthServer.readinessChecks,
         },
         ...(this.history === undefined || s.debugPage === false
@@ -371,6 +383,12 @@ export class Operator {
       });
       const url = await this.health.start(this.lifetime.signal);
       this.logger.info('health server listening', { url });
+    }
+    if (this.webhookOptions !== undefined) {
+      // Before the controllers: an object they write may already need the webhooks.
+      this.webhookHost = await WebhookHost.create({ logger: this.logger, ...this.webhookOptions });
+      const url = await this.webhookHost.start(this.client, this.lifetime.signal);
+      this.logger.info('webhook server listening', { url });
     }
     // Every controller starts at once; the first failure wins (the others are stopped by stop()).
     await Promise.all(this.members.map((m) => this.startMember(m)));
@@ -416,6 +434,7 @@ export class Operator {
     this.lifetime.abort(new Error('operator stopped'));
     await this.election;
     await this.informers?.stop();
+    await this.webhookHost?.stop();
     await this.health?.close();
     this.client?.close();
     this.logger.info('operator stopped');

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../apiserver/index.js';
+import {
+  CertificateAuthority,
+  startApiServer,
+  type ApiServer,
+  type ApiServerOptions,
+} from '../apiserver/index.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { loadKubeConfig } from '../kube/kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';
@@ -11,6 +16,9 @@ import {
 } from './kube-apiserver-backend.js';
 import { installCrds } from './install-crds.js';
 import { readManifests } from './manifests.js';
+import { WebhookServer } from '../webhooks/webhook-server.js';
+import { registerWebhooks, webhookManifests } from '../webhooks/webhook-manifests.js';
+import type { WebhookHandler } from '../webhooks/webhook-handler.js';
 
 /** The environment variable that picks the backend when `options.backend` is not given. */
 export const TEST_BACKEND_ENV = 'RECONCILEKIT_TEST_BACKEND';
@@ -64,6 +72,13 @@ export interface TestEnvironmentOptions {
   apiServer?: ApiServerOptions;
   /** Aborts the start-up (server start, CRD installation). */
   signal?: AbortSignal;
+  /**
+   * The operator's webhook handlers (reconcilekit/webhooks): served on 127.0.0.1 (any free port) with a
+   * certificate of a test CA, and registered with the API server — webhook configurations and CRD
+   * conversions pointing at that URL with the test CA as caBundle — on every backend, so admission and
+   * conversion run in tests with no certificates or tunnels to set up. Default none.
+   */
+  webhooks?: readonly WebhookHandler[];
 }
 
 /** A running API server (embedded or given) with CRDs installed, and what a test needs to talk to it. */
@@ -84,6 +99,8 @@ export interface TestEnvironment {
   readonly kubeApiServer: KubeApiServer | undefined;
   /** The embedded server (its `faults` inject errors, delays and dropped watches); undefined on a given cluster. */
   readonly apiServer: ApiServer | undefined;
+  /** The webhook server of `options.webhooks`; undefined without them. */
+  readonly webhookServer: WebhookServer | undefined;
   /** Creates a Namespace with a unique name starting with `prefix` (default `test`) and returns its name. */
   createNamespace(prefix?: string): Promise<string>;
   /**
@@ -129,7 +146,17 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   if (generated !== undefined) kubeConfig.loadFromString(generated);
   const client = new ObjectClient({ kubeConfig });
   const namespaces: string[] = [];
+  let webhookServer: WebhookServer | undefined;
+  const webhookConfigName = `test-webhooks-${randomBytes(4).toString('hex')}`;
   const close = async (): Promise<void> => {
+    if (webhookServer !== undefined) {
+      await Promise.allSettled(
+        ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'].map((kind) =>
+          client.delete({ apiVersion: 'admissionregistration.k8s.io/v1', kind, name: webhookConfigName }),
+        ),
+      );
+      await webhookServer.stop();
+    }
     if (backend === 'kubeconfig') {
       await Promise.allSettled(
         namespaces.map((name) =>
@@ -145,6 +172,20 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
     const crds = await loadCrds(options.crds ?? []);
     if (crds.length > 0)
       await installCrds(client, crds, options.signal === undefined ? {} : { signal: options.signal });
+    if (options.webhooks !== undefined && options.webhooks.length > 0) {
+      const ca = new CertificateAuthority('reconcilekit-test-webhook-ca');
+      webhookServer = new WebhookServer({
+        handlers: options.webhooks,
+        certificate: ca.issue({ commonName: 'webhook', hosts: ['127.0.0.1'], usages: ['server'] }),
+        host: '127.0.0.1',
+        port: 0,
+      });
+      const url = await webhookServer.start(options.signal);
+      await registerWebhooks(
+        client,
+        webhookManifests(options.webhooks, { name: webhookConfigName, target: { url }, caBundle: ca.cert }),
+      );
+    }
   } catch (e) {
     await close();
     throw e;
@@ -158,6 +199,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
     backend,
     kubeApiServer: real,
     apiServer: server,
+    webhookServer,
     async createNamespace(prefix = 'test'): Promise<string> {
       const name = `${prefix}-${randomBytes(4).toString('hex')}`;
       await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

@@ -72,3 +72,26 @@ export {
   type ServingCertificate,
   type WebhookServerOptions,
 } from './webhook-server.js';
+export {
+  SelfSignedCertificates,
+  MountedCertificates,
+  serviceDnsNames,
+  certificateExpiry,
+  DEFAULT_SERVING_CERTIFICATE_VALIDITY_MS,
+  DEFAULT_ROTATE_BEFORE_MS,
+  DEFAULT_CERTIFICATE_POLL_MS,
+  type CertificateSource,
+  type Issuer,
+  type SelfSignedCertificatesOptions,
+  type MountedCertificatesOptions,
+} from './serving-certificates.js';
+export { WebhookCertificateIssuer, DEFAULT_CA_VALIDITY_MS } from './certificate-issuer.js';
+export {
+  webhookManifests,
+  registerWebhooks,
+  WEBHOOK_FIELD_MANAGER,
+  type WebhookEndpointTarget,
+  type WebhookManifestOptions,
+  type WebhookManifests,
+} from './webhook-manifests.js';
+export { WebhookHost, type WebhookHostOptions } from './webhook-host.js';
