@@ -27,6 +27,8 @@ export default defineConfig({
       'spec/apiserver/fidelity/status-messages.test.ts',
       'spec/apiserver/fidelity/admission-webhooks.test.ts',
       'spec/apiserver/fidelity/conversion-webhook.test.ts',
+      // The webhook server registered by startTestEnvironment({ webhooks }) and an Operator, called by kube-apiserver.
+      'spec/webhooks/webhook-host.test.ts',
       'spec/real/**/*.test.ts',
       // Kinds: the CRD a kind generates, accepted and enforced by kube-apiserver as by the embedded server.
       'spec/kinds/kind-crd-behaviour.test.ts',
