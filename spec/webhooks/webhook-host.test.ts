@@ -64,7 +64,7 @@ describe('webhooks in the test environment and the operator', () => {
     let created: ConfigMap | undefined;
     // A real kube-apiserver sees new webhook configurations after its informer catches up.
     for (let i = 0; i < 100 && created?.data?.stamped === undefined; i++) {
-      created = (await env.client.create(configMap(`stamped-${i}`, { a: '1' })));
+      created = await env.client.create(configMap(`stamped-${i}`, { a: '1' }));
       if (created.data?.stamped === undefined) await new Promise((r) => setTimeout(r, 100));
     }
     expect(created?.data).toEqual({ a: '1', stamped: 'true' });
