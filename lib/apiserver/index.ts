@@ -42,7 +42,14 @@ export {
 export { PersistenceError, isPersistenceError, DEFAULT_COMPACT_MIN_LOG_BYTES } from './journal.js';
 export { DEFAULT_WATCH_HISTORY_SIZE } from './store.js';
 export { buildKubeconfig, KUBECONFIG_CONTEXT_NAME, type KubeconfigTls } from './kubeconfig.js';
-export { ApiError, isApiError, type KubeStatus, type StatusDetails } from './status.js';
+export {
+  ApiError as StatusError,
+  isApiError as isStatusError,
+  type KubeStatus,
+  type StatusDetails,
+} from './status.js';
+// The server's error under its earlier name; `ApiError` in `reconcilekit` is the client's error.
+export { ApiError, isApiError } from './status.js';
 export {
   admitCustomObject,
   checkCustomResourceDefinition,
