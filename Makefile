@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := test
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install build lint test test-unit test-e2e test-real test-node test-browser envtest-assets demo bench soak docs clean
+.PHONY: install build lint api-report test test-unit test-e2e test-real test-node test-browser envtest-assets demo bench soak docs clean
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -17,8 +17,14 @@ build: install
 lint: install
 	npx eslint .
 	node scripts/check-imports.mjs
+	node scripts/api-report.mjs --check
 	npx prettier --check .
 	npx tsc -p tsconfig.json --noEmit
+
+# The public API surface (api/reconcilekit.api.md), rewritten from the package entries; `make lint` fails when
+# it differs from the code, so commit it with a change of the public API.
+api-report: install
+	node scripts/api-report.mjs
 
 # Every test: unit, integration against the embedded API server, kubectl conformance.
 test: install build lint
