@@ -9,12 +9,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consumerProject, packedTarball, ROOT, typeCheck } from './support/packed.js';
 
 const run = promisify(execFile);
-const ENTRY_POINTS = ['reconcilekit', 'reconcilekit/apiserver', 'reconcilekit/testing'] as const;
+// Every entry of package.json `exports` (a spec below checks the two lists agree), with names it must export.
 const SAMPLE_EXPORTS = {
-  reconcilekit: ['Framework', 'CRUDResource', 'runUntilSignal', 'createOrUpdate'],
-  'reconcilekit/apiserver': ['startApiServer'],
+  reconcilekit: ['Framework', 'CRUDResource', 'runUntilSignal', 'createOrUpdate', 'Controller', 'plan'],
+  'reconcilekit/crud': ['Framework', 'CRUDResource', 'Patch', 'ResourceSet', 'ResourceRouter'],
+  'reconcilekit/controller': ['Controller', 'ReconcileError', 'ReconcileAction'],
+  'reconcilekit/informer-controller': ['InformerController', 'SimpleReconciler', 'OpinionatedReconciler'],
+  'reconcilekit/phases': ['StdK8sReconciler', 'StdReconciler', 'PhaseError'],
+  'reconcilekit/bound': ['bindObject', 'BoundObject'],
+  'reconcilekit/declarative': ['DeclarativeOperator', 'OperatorGroup', 'parseOperatorSpec'],
+  'reconcilekit/operator': ['Operator'],
+  'reconcilekit/plan': ['plan', 'renderDiff', 'NotPlannableError'],
+  'reconcilekit/status': ['setCondition', 'StatusWriter', 'setControllerReference'],
+  'reconcilekit/kinds': ['defineKind'],
+  'reconcilekit/engine': ['ControllerCore', 'resolveCoreConfig', 'informerKey', 'TerminalError'],
+  'reconcilekit/webhooks': ['WebhookServer', 'defaulter', 'validator', 'converter'],
+  'reconcilekit/apiserver': ['startApiServer', 'StatusError'],
   'reconcilekit/testing': ['startTestEnvironment', 'waitFor'],
-};
+} as const;
+const ENTRY_POINTS = Object.keys(SAMPLE_EXPORTS) as (keyof typeof SAMPLE_EXPORTS)[];
 
 let tarball: string;
 let consumer: string;
@@ -32,6 +45,14 @@ afterAll(() => {
 });
 
 describe('npm pack', { timeout: 60_000 }, () => {
+  it('declares exactly the entries this spec imports', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    const declared = Object.keys(pkg.exports)
+      .filter((k) => k !== './package.json')
+      .map((k) => (k === '.' ? 'reconcilekit' : `reconcilekit/${k.slice(2)}`));
+    expect(declared.sort()).toEqual([...ENTRY_POINTS].sort());
+  });
+
   it('builds on prepack from a clean dist/lib, without source maps', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     expect(pkg.scripts.prepack).toMatch(/npm run clean && tsc -p tsconfig\.build\.json --sourceMap false/);
@@ -49,8 +70,9 @@ describe('npm pack', { timeout: 60_000 }, () => {
       'package/bin/reconcilekit.js',
       'package/dist/lib/index.js',
       'package/dist/lib/index.d.ts',
-      'package/dist/lib/apiserver/index.d.ts',
-      'package/dist/lib/testing/index.d.ts',
+      ...ENTRY_POINTS.filter((e) => e !== 'reconcilekit').map(
+        (e) => `package/dist/lib/${e.slice('reconcilekit/'.length)}/index.d.ts`,
+      ),
       'package/dist/lib/cli/main.js',
       'package/dist/lib/cli/init-command.js',
     ]) {
@@ -72,7 +94,7 @@ describe('installed into a fresh project', { timeout: 120_000 }, () => {
     const { stdout } = await run(process.execPath, [file], { cwd: scratch });
     const keys = JSON.parse(stdout) as string[][];
     ENTRY_POINTS.forEach((e, i) => {
-      expect(keys[i]).toEqual(expect.arrayContaining(SAMPLE_EXPORTS[e]));
+      expect(keys[i]).toEqual(expect.arrayContaining([...SAMPLE_EXPORTS[e]]));
     });
   });
 
@@ -83,7 +105,7 @@ describe('installed into a fresh project', { timeout: 120_000 }, () => {
       `console.log(JSON.stringify([${ENTRY_POINTS.map((e) => `typeof require('${e}').${SAMPLE_EXPORTS[e][0]!}`).join(',')}]));\n`,
     );
     const { stdout } = await run(process.execPath, ['--no-warnings', file], { cwd: scratch });
-    expect(JSON.parse(stdout)).toEqual(['function', 'function', 'function']);
+    expect(JSON.parse(stdout)).toEqual(ENTRY_POINTS.map(() => 'function'));
   });
 
   it.each(['nodenext', 'bundler'] as const)(
@@ -116,6 +138,9 @@ describe('installed into a fresh project', { timeout: 120_000 }, () => {
           `export const all: [typeof Framework, typeof runUntilSignal, typeof startApiServer, typeof startTestEnvironment] =`,
           `  [Framework, runUntilSignal, startApiServer, startTestEnvironment];`,
           `export type Both = [ApiServer, TestEnvironment, typeof config];`,
+          // Every subpath resolves to its declarations.
+          ...ENTRY_POINTS.map((e, i) => `import { ${SAMPLE_EXPORTS[e][0]} as sub${String(i)} } from '${e}';`),
+          `export const subpaths = [${ENTRY_POINTS.map((_, i) => `sub${String(i)}`).join(', ')}] as const;`,
           // A wrong call must fail, or this check proves nothing.
           `// @ts-expect-error name is a string`,
           `export const bad: FrameworkConfig = { name: 1, resourceSets: [] };`,
