@@ -75,13 +75,16 @@ function classLines(symbol, decl) {
     const owner = ts.isParameter(d) ? d.parent.parent : d.parent;
     if (owner !== decl) return [];
     const pre = isStatic ? '  static ' : '  ';
+    // A symbol-keyed member prints as its key expression (the checker's name carries a per-run id).
+    const key =
+      d.name !== undefined && ts.isComputedPropertyName(d.name) ? `[${d.name.expression.getText()}]` : m.name;
     const t = checker.getTypeOfSymbolAtLocation(m, decl);
-    if (ts.isMethodDeclaration(d) || ts.isMethodSignature(d)) return signatures(t, decl, `${pre}${m.name}`);
+    if (ts.isMethodDeclaration(d) || ts.isMethodSignature(d)) return signatures(t, decl, `${pre}${key}`);
     const getter = ts.isGetAccessorDeclaration(d);
     const hasSetter = m.declarations?.some((x) => ts.isSetAccessorDeclaration(x)) ?? false;
     const ro = (getter && !hasSetter) || (ts.getCombinedModifierFlags(d) & ts.ModifierFlags.Readonly) !== 0;
     const opt = (m.flags & ts.SymbolFlags.Optional) !== 0 ? '?' : '';
-    return [`${pre}${ro ? 'readonly ' : ''}${m.name}${opt}: ${typeText(t, decl)};`];
+    return [`${pre}${ro ? 'readonly ' : ''}${key}${opt}: ${typeText(t, decl)};`];
   };
   for (const m of checker.getPropertiesOfType(staticType)) lines.push(...member(m, true));
   for (const m of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol)))
