@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := test
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install build lint api-report test test-unit test-e2e test-real test-node test-browser envtest-assets demo bench soak docs clean
+.PHONY: install build lint api-report test test-unit test-e2e test-real test-node test-browser envtest-assets demo bench soak docs clean manifests
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -96,6 +96,11 @@ $(DEMO_JS): $(NPM_STAMP) tsconfig.json tsconfig.build.json $(shell find lib exam
 
 demo: $(DEMO_JS)
 	@node $(DEMO_JS) $(if $(KEEP),--keep)
+
+# The example's generated manifests (reconcilekit generate): refresh after changing what the operator
+# watches, owns or writes; spec/cli/generate-cli.test.ts fails while they are stale.
+manifests: build
+	node bin/reconcilekit.js generate rbac dist/examples/website-operator/main.js --out examples/website-operator/deploy --namespace website-operator --leader-election
 
 # API reference from the doc comments of the three entry points, into docs/api/ (not committed).
 docs: install

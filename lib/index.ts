@@ -350,6 +350,7 @@ export type {
   ScaleSubresource,
 } from './kinds/crd-types.js';
 export type { KubeCondition } from './kinds/kube-type.js';
+export type { RbacDeclaration, RbacUse, RbacVerb } from './kinds/rbac-declaration.js';
 export type {
   KindObject,
   NewKindObject,

@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
-import { createLogger, Framework, handleSignals, loadKubeConfig } from 'reconcilekit';
+import { createLogger, Framework, handleSignals, loadKubeConfig, type RbacDeclaration } from 'reconcilekit';
 import { parseOperatorOptions, OPERATOR_NAME } from './operator-options.js';
 import { createWebsiteResourceSets } from './resource-sets.js';
 import { loadWebsiteCrd } from './website-crd.js';
@@ -51,6 +51,31 @@ export const framework = new Framework<Website>({
         },
   healthServer: options.health ?? false,
 });
+
+/**
+ * The requests of the resource sets' own code, for `reconcilekit generate rbac` (the engine's — the Website
+ * watch, finalizer, error condition, Events, Lease and the children's watches — come from the Framework's
+ * configuration): each CRUD resource creates its child, replaces it on update and deletes it on cleanup (it
+ * reads the child from the informer cache of `owns`: list+watch, no get); the status resource
+ * merge-patches the Website's status.
+ */
+export const rbac: RbacDeclaration = {
+  uses: [
+    ...framework.config.owns.map((child) => ({
+      apiVersion: child.apiVersion,
+      plural: child.plural ?? '',
+      verbs: ['create', 'update', 'delete'] as const,
+      reason: `the ${child.kind} resource: created, replaced on update, deleted on cleanup`,
+    })),
+    {
+      apiVersion: WEBSITE_API_VERSION,
+      plural: WEBSITE_PLURAL,
+      subresource: 'status',
+      verbs: ['patch'],
+      reason: 'the status resource: merge patch of the status',
+    },
+  ],
+};
 
 if (isMain) {
   // SIGTERM/SIGINT: stop taking work, let in-flight reconciles finish, release the Lease, exit 0.

@@ -9,6 +9,8 @@ commands:
   apiserver         run the embedded API server
   run-spec <f.yaml> run a declarative operator (YAML: sources, pipeline, target) until Ctrl-C
   plan <entry.js>   what your operator would change, object by object, without changing anything
+  generate [all|crd|rbac|helm] <entry.js>
+                    write deploy/: CRDs of its kinds, least-privilege RBAC, a Helm chart
 `;
 
 const io = {
@@ -41,6 +43,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (command === 'plan') return (await import('./plan-command.js')).runPlanCommand(rest, io);
+  if (command === 'generate') return (await import('./generate-command.js')).runGenerateCommand(rest, io);
   if (command === 'init') return (await import('./init-command.js')).runInitCommand(rest, io);
   if (command === 'apiserver' || command === 'dev' || command === 'run-spec') {
     const stop = signalsToAbort();

@@ -48,5 +48,6 @@ export {
   type KindWatchEvent,
   type NamespaceOption,
 } from '../kube/kind-client.js';
+export type { RbacDeclaration, RbacUse, RbacVerb } from './rbac-declaration.js';
 export { toStructuralSchema, type SchemaProblem } from './structural-schema.js';
 export { Type, type Static, type TSchema } from 'typebox';

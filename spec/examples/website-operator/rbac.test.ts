@@ -1,4 +1,5 @@
-// deploy/rbac.yaml is least privilege: the operator (main.js, configured as in deploy/operator.yaml) runs
+// deploy/rbac.yaml (written by `reconcilekit generate rbac` from the operator's configuration and its
+// rbac export) is least privilege: the operator (main.js, configured as in deploy/operator.yaml) runs
 // through a recording proxy; every request it makes must be allowed by the RBAC rules, and every
 // granted verb must be used (or be listed below with the reason it cannot show up here).
 import { spawn, type ChildProcess } from 'node:child_process';
