@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -396,6 +396,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     faults,
     writeKubeconfig: (path) => {
       writeFileSync(path, kubeconfig, { mode: 0o600 });
+      // The mode above applies only to a new file: one left from an earlier run keeps its own.
+      chmodSync(path, 0o600);
     },
     close,
   };

@@ -10,6 +10,7 @@ import { installCrds } from '../testing/install-crds.js';
 import { readManifests } from '../testing/manifests.js';
 import type { CommandIo } from './apiserver-command.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
+import { randomToken } from '../util/random-token.js';
 
 /** Where `reconcilekit dev` writes the embedded server's kubeconfig, relative to the working directory. */
 export const DEV_KUBECONFIG_PATH = '.reconcilekit/kubeconfig';
@@ -125,7 +126,14 @@ export async function runDevCommand(args: readonly string[], io: CommandIo): Pro
         `cluster ${kubeConfig.getCurrentCluster()?.server ?? '?'} (context ${kubeConfig.getCurrentContext()})\n`,
       );
     } else {
-      server = await startApiServer({ host: '127.0.0.1', port: options.port });
+      // Only holders of the written kubeconfig (0600) reach it: other local users and processes get 401.
+      // Over TLS, because kubectl (client-go) sends a kubeconfig's token only over HTTPS.
+      server = await startApiServer({
+        host: '127.0.0.1',
+        port: options.port,
+        token: randomToken(),
+        tls: true,
+      });
       mkdirSync('.reconcilekit', { recursive: true });
       kubeconfigPath = DEV_KUBECONFIG_PATH;
       server.writeKubeconfig(kubeconfigPath);

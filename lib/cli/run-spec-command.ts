@@ -8,6 +8,7 @@ import { loadKubeConfig } from '../kube/kube-config.js';
 import { sleep } from '../util/sleep.js';
 import type { CommandIo } from './apiserver-command.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
+import { randomToken } from '../util/random-token.js';
 
 /** Where `reconcilekit run-spec` writes the view server's kubeconfig, relative to the working directory. */
 export const VIEWS_KUBECONFIG_PATH = '.reconcilekit/views.kubeconfig';
@@ -153,7 +154,9 @@ export async function runRunSpecCommand(args: readonly string[], io: CommandIo):
   let server: ApiServer | undefined;
   let group: OperatorGroup | undefined;
   try {
-    server = await startApiServer({ host: '127.0.0.1', port: options.port });
+    // Only holders of the written kubeconfig (0600) reach the views and, with --embedded, the Secrets;
+    // over TLS, because kubectl (client-go) sends a kubeconfig's token only over HTTPS.
+    server = await startApiServer({ host: '127.0.0.1', port: options.port, token: randomToken(), tls: true });
     mkdirSync('.reconcilekit', { recursive: true });
     server.writeKubeconfig(VIEWS_KUBECONFIG_PATH);
     const cluster = clusterOf(options);

@@ -7,6 +7,7 @@ import {
   type OperatorSpec,
   type SourceSpec,
 } from './operator-spec.js';
+import { checkSpecShape } from './spec-shape.js';
 
 /** A controller spec that passed every check, with its pipeline compiled. */
 export interface CheckedController {
@@ -128,6 +129,7 @@ function checkSource(value: unknown, path: string): void {
  * from `path` (e.g. `controllers[2]`) for the first problem found.
  */
 export function checkControllerSpec(value: unknown, path: string): CheckedController {
+  checkSpecShape(value, path);
   if (!isObject(value))
     throw new DeclarativeSpecError(
       path,
@@ -174,6 +176,7 @@ export function checkControllerSpec(value: unknown, path: string): CheckedContro
  * checked one by one ({@link checkControllerSpec}), so one bad controller does not stop the others.
  */
 export function checkOperatorSpec(value: unknown, path = 'spec'): OperatorSpec {
+  checkSpecShape(value, path);
   if (!isObject(value))
     throw new DeclarativeSpecError(
       path,

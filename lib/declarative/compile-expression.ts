@@ -9,6 +9,7 @@ import {
   type JsonPath,
 } from './json-path.js';
 import type { Expression } from './operator-spec.js';
+import { checkSpecShape } from './spec-shape.js';
 
 /** What an expression is evaluated against. */
 export interface EvaluationScope {
@@ -144,6 +145,7 @@ export function evaluateExpression(
   document: unknown,
   options: EvaluateExpressionOptions = {},
 ): unknown {
+  checkSpecShape(expression, 'expression');
   const compiled = compileExpression(expression, 'expression');
   return compiled({ doc: document, subject: options.subject, now: options.now ?? (() => new Date()) });
 }

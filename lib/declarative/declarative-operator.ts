@@ -21,6 +21,7 @@ import { loadOperatorSpec } from './load-operator-spec.js';
 import type { ControllerSpec, OperatorSpec } from './operator-spec.js';
 import { RoutingObjectClient } from './routing-object-client.js';
 import { DEFAULT_VIEW_GROUP_SUFFIX, viewCrd, viewGroup } from './view-kinds.js';
+import { randomToken } from '../util/random-token.js';
 
 /**
  * Options of a {@link DeclarativeOperator}.
@@ -198,7 +199,10 @@ export class DeclarativeOperator {
 
   private async run(): Promise<void> {
     // Loaded on first start: importing the package must not load the embedded server.
-    this.apiServer ??= this.ownedServer = await (await import('../apiserver/index.js')).startApiServer();
+    // A token: any local process could otherwise write views the operator renders with its own credentials.
+    this.apiServer ??= this.ownedServer = await (
+      await import('../apiserver/index.js')
+    ).startApiServer({ token: randomToken() });
     const viewKc = new KubeConfig();
     viewKc.loadFromString(this.apiServer.kubeconfig);
     let clusterKc = this.options.kubeConfig;

@@ -37,6 +37,11 @@ export { RoutingObjectClient } from './routing-object-client.js';
 export {
   MIN_CONTROLLERS,
   MAX_CONTROLLERS,
+  MAX_SPEC_BYTES,
+  MAX_SPEC_ALIAS_COUNT,
+  MAX_SPEC_NODES,
+  MAX_SPEC_DEPTH,
+  MAX_JOIN_DOCUMENTS,
   type OperatorSpec,
   type ControllerSpec,
   type ResourceSpec,

@@ -3,7 +3,8 @@ import type { CompiledExpression, EvaluationScope } from './compile-expression.j
 import { asBool } from './expression-values.js';
 import { canonicalJson } from './expression-values.js';
 import { getJsonPath, isJsonPathString, parseJsonPath, type JsonPath } from './json-path.js';
-import type { Expression } from './operator-spec.js';
+import { ExpressionError } from './declarative-spec-error.js';
+import { MAX_JOIN_DOCUMENTS, type Expression } from './operator-spec.js';
 
 /** `$.<kindA>.x == $.<kindB>.y`, found in a join condition: lets the join look up instead of loop. */
 interface EquiEdge {
@@ -74,7 +75,9 @@ function indexKey(value: unknown): string {
 /**
  * Inner join of the sources: every combination `{ <Kind>: object, … }` for which the condition is true.
  * Kinds linked by an equality are joined through a hash index (linear in the input sizes); the others by a
- * nested loop. Output order follows the input order of the first kind, then of the next.
+ * nested loop. Output order follows the input order of the first kind, then of the next. More than
+ * MAX_JOIN_DOCUMENTS combinations at any step is an {@link ExpressionError} naming the join and the sizes,
+ * thrown before they are built.
  */
 export function joinDocuments(
   plan: JoinPlan,
@@ -98,7 +101,12 @@ export function joinDocuments(
       (e) => (e.a === kind && joined.has(e.b)) || (e.b === kind && joined.has(e.a)),
     );
     const next: Record<string, KubernetesObject>[] = [];
+    const add = (doc: Record<string, KubernetesObject>): void => {
+      if (next.length >= MAX_JOIN_DOCUMENTS) tooLarge(plan, inputs, [...joined, kind]);
+      next.push(doc);
+    };
     if (edge === undefined) {
+      if (partial.length * objects.length > MAX_JOIN_DOCUMENTS) tooLarge(plan, inputs, [...joined, kind]);
       for (const p of partial) for (const o of objects) next.push({ ...p, [kind]: o });
     } else {
       const [ownPath, otherKind, otherPath] =
@@ -112,7 +120,7 @@ export function joinDocuments(
       }
       for (const p of partial) {
         const matches = index.get(indexKey(getJsonPath(otherPath, p[otherKind])));
-        if (matches !== undefined) for (const o of matches) next.push({ ...p, [kind]: o });
+        if (matches !== undefined) for (const o of matches) add({ ...p, [kind]: o });
       }
     }
     partial = next;
@@ -123,4 +131,17 @@ export function joinDocuments(
     const scope: EvaluationScope = { doc, subject: undefined, now };
     return asBool(plan.condition(scope), plan.path, '@join', 'the join condition');
   });
+}
+
+function tooLarge(
+  plan: JoinPlan,
+  inputs: Readonly<Record<string, readonly KubernetesObject[]>>,
+  kinds: readonly string[],
+): never {
+  const sizes = plan.kinds.map((k) => `${k} ${String(inputs[k]?.length ?? 0)}`).join(', ');
+  throw new ExpressionError(
+    plan.path,
+    `the join of ${kinds.join(', ')} would produce more than MAX_JOIN_DOCUMENTS (${String(MAX_JOIN_DOCUMENTS)}) documents (sources: ${sizes}); ` +
+      'link the kinds by an equality ({"@eq": ["$.A.x", "$.B.y"]}) in the condition so the join can look up instead of pairing all, or narrow the sources with a selector',
+  );
 }

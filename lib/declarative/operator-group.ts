@@ -14,6 +14,7 @@ import { loadOperatorSpec } from './load-operator-spec.js';
 import type { OperatorSpec } from './operator-spec.js';
 import { RoutingObjectClient } from './routing-object-client.js';
 import { DEFAULT_VIEW_GROUP_SUFFIX } from './view-kinds.js';
+import { randomToken } from '../util/random-token.js';
 
 /**
  * Errors the group's `errors()` holds for a slow reader before dropping the oldest (dcontroller's 64).
@@ -172,7 +173,10 @@ export class OperatorGroup {
     this.running = true;
     if (this.apiServer === undefined) {
       // Loaded on first start: importing the package must not load the embedded server.
-      this.apiServer = this.ownedServer = await (await import('../apiserver/index.js')).startApiServer();
+      // A token: any local process could otherwise write views the operators render with their credentials.
+      this.apiServer = this.ownedServer = await (
+        await import('../apiserver/index.js')
+      ).startApiServer({ token: randomToken() });
       for (const op of this.operators.values()) op.setApiServer(this.apiServer);
     }
     this.ensureClients();

@@ -124,3 +124,37 @@ export interface OperatorSpec {
 export const MIN_CONTROLLERS = 1;
 /** @category Declarative operators */
 export const MAX_CONTROLLERS = 255;
+
+/**
+ * Most bytes of YAML (or JSON) text one operator spec may be: a larger text is refused before parsing.
+ * @category Declarative operators
+ */
+export const MAX_SPEC_BYTES = 1024 * 1024;
+
+/**
+ * Most YAML aliases (`*name`) a spec may expand, weighted by the size of what each one repeats (the
+ * `yaml` library's `maxAliasCount`): a few aliases of small anchors pass; an alias bomb is refused.
+ * @category Declarative operators
+ */
+export const MAX_SPEC_ALIAS_COUNT = 100;
+
+/**
+ * Most values (scalars, lists and objects, each repeat counted) one spec may hold once read: larger specs
+ * are refused before any expression is compiled, also when built in TypeScript with shared sub-objects.
+ * @category Declarative operators
+ */
+export const MAX_SPEC_NODES = 200_000;
+
+/**
+ * Deepest nesting of lists and objects a spec may have (an expression inside a pipeline inside a controller).
+ * @category Declarative operators
+ */
+export const MAX_SPEC_DEPTH = 128;
+
+/**
+ * Most documents one `@join` may produce in a pass (before its condition filters them). A join past it
+ * fails the pass with an `ExpressionError` naming the join, the sources' sizes and the bound; the
+ * controller's status reports it and the pass is retried with backoff.
+ * @category Declarative operators
+ */
+export const MAX_JOIN_DOCUMENTS = 100_000;

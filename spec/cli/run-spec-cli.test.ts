@@ -1,6 +1,8 @@
 // `reconcilekit run-spec` as a user runs it: the YAML example of examples/declarative-operator on the
 // embedded server, driven through the written kubeconfig with client and kubectl; bad files and a bad
 // controller; a graceful exit on SIGTERM. Needs the build (`make test` builds first).
+import { statSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +57,16 @@ function runSpec(args: string[], cwd = dir): Run {
   return { child, output: () => out, exit };
 }
 
+/** The status of a GET without credentials (the server's CA is not checked: only the answer matters). */
+function anonymousStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    httpsGet(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}
+
 async function viewClient(cwd: string, run: Run): Promise<{ client: ObjectClient; kubeconfig: string }> {
   await waitFor(() => /view server on \S+/.test(run.output()), {
     timeoutMs: 20_000,
@@ -94,7 +106,14 @@ describe('reconcilekit run-spec', () => {
         '-o',
         'jsonpath={.items[*].spec.serviceAccount}',
       ]);
+      expect(got.stderr).toBe('');
       expect(got.stdout).toBe('shop');
+
+      // Only holders of the kubeconfig (0600, with the server's token) get in: anyone else gets 401.
+      expect(statSync(kubeconfig).mode & 0o777).toBe(0o600);
+      const server = /view server on (\S+)/.exec(run.output())?.[1] ?? '';
+      expect(server).toMatch(/^https:/);
+      expect(await anonymousStatus(`${server}/api/v1/secrets`)).toBe(401);
 
       await client.patch(
         { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'shop' },

@@ -133,7 +133,7 @@ describe('reconcilekit init', () => {
         description: `dev ready; output: ${out}`,
       });
       expect(out).toMatch(
-        /embedded API server on http:\/\/127\.0\.0\.1:\d+ \(kubeconfig: \.reconcilekit\/kubeconfig\)/,
+        /embedded API server on https:\/\/127\.0\.0\.1:\d+ \(kubeconfig: \.reconcilekit\/kubeconfig\)/,
       );
       expect(out).toContain('installed greetings.example.com');
       expect(out).toContain('try: kubectl --kubeconfig .reconcilekit/kubeconfig get greetings -A');
