@@ -366,3 +366,8 @@ export {
   type KindWatchEvent,
   type NamespaceOption,
 } from './kube/kind-client.js';
+
+// Admission and conversion webhooks the operator serves (docs/webhooks.md). node-forge, which writes the
+// operator's own CA, loads when a CA is made, not at import. `JsonPatchOperation` stays the engine's type
+// above (a superset of the patches a defaulter answers with).
+export * from './webhooks/index.js';

@@ -5,8 +5,19 @@
  * (Node's TLS) accept them; node:crypto's X509Certificate reads them back.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
-import forge from 'node-forge';
+import type forge from 'node-forge';
+
+let forgeModule: typeof forge | undefined;
+/**
+ * node-forge, loaded on first use (~130 ms): importing reconcilekit or reconcilekit/webhooks does not
+ * load it, only making a CA does.
+ */
+function forgeLib(): typeof forge {
+  forgeModule ??= createRequire(import.meta.url)('node-forge') as typeof forge;
+  return forgeModule;
+}
 
 /** Validity of the CA: 10 years (serving certificates are renewed far more often; the CA rarely). */
 export const DEFAULT_CA_VALIDITY_MS = 10 * 365 * 24 * 3600 * 1000;
@@ -21,8 +32,10 @@ function keyPair(): {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return {
-    publicKey: forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
-    privateKey: forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()),
+    publicKey: forgeLib().pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+    privateKey: forgeLib().pki.privateKeyFromPem(
+      privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    ),
     pem,
   };
 }
@@ -48,7 +61,7 @@ export class WebhookCertificateIssuer {
 
   constructor(commonName = 'reconcilekit-webhook-ca', validityMs = DEFAULT_CA_VALIDITY_MS) {
     const keys = keyPair();
-    const cert = forge.pki.createCertificate();
+    const cert = forgeLib().pki.createCertificate();
     cert.publicKey = keys.publicKey;
     cert.serialNumber = serial();
     validity(cert, validityMs);
@@ -60,10 +73,10 @@ export class WebhookCertificateIssuer {
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
       { name: 'subjectKeyIdentifier' },
     ]);
-    cert.sign(keys.privateKey, forge.md.sha256.create());
+    cert.sign(keys.privateKey, forgeLib().md.sha256.create());
     this.caCert = cert;
     this.caKey = keys.privateKey;
-    this.cert = forge.pki.certificateToPem(cert);
+    this.cert = forgeLib().pki.certificateToPem(cert);
   }
 
   /** A serving certificate for `hosts` (DNS names and IPs), with a new key. */
@@ -72,7 +85,7 @@ export class WebhookCertificateIssuer {
     key: string;
   } {
     const keys = keyPair();
-    const cert = forge.pki.createCertificate();
+    const cert = forgeLib().pki.createCertificate();
     cert.publicKey = keys.publicKey;
     cert.serialNumber = serial();
     validity(cert, options.validityMs);
@@ -92,7 +105,7 @@ export class WebhookCertificateIssuer {
         keyIdentifier: this.caCert.generateSubjectKeyIdentifier().getBytes(),
       },
     ]);
-    cert.sign(this.caKey, forge.md.sha256.create());
-    return { cert: forge.pki.certificateToPem(cert), key: keys.pem };
+    cert.sign(this.caKey, forgeLib().md.sha256.create());
+    return { cert: forgeLib().pki.certificateToPem(cert), key: keys.pem };
   }
 }
