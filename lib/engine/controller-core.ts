@@ -4,10 +4,9 @@ import type { Registry } from 'prom-client';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import { InvalidConfigError, isInvalidConfig } from '../errors/invalid-config-error.js';
 import type { ObjectClient, WriteFence } from '../kube/object-client.js';
-import { LeaderElector } from '../leader/leader-elector.js';
 import { ControllerMetrics } from '../observability/controller-metrics.js';
 import { EventRecorder } from '../observability/event-recorder.js';
-import { HealthServer } from '../observability/health-server.js';
+import type { HealthCheck } from '../observability/health-server.js';
 import { addProcessMetrics } from '../observability/process-metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { WorkQueue } from '../queue/work-queue.js';
@@ -66,23 +65,33 @@ export interface CoreParts<Obj extends KubernetesObject> {
 }
 
 /**
- * What an `Operator` shares with the controllers it runs (see {@link ControllerCore.joinOperator}).
+ * What a host (an `Operator`, or the implicit host of a front end started alone) gives the controllers it
+ * runs (see {@link ControllerCore.joinHost}).
  * @category Engine: Framework and ControllerCore
  */
 export interface SharedResources {
-  /** The operator's registry: every controller's metrics go there. */
+  /** The host's registry: every controller's metrics go there. */
   registry: Registry;
-  /** The operator's informer cache (undefined without an API connection of its own). */
+  /** The host's informer cache (undefined: the controller's own, or `config.informers`). */
   informers: InformerCache | undefined;
-  /** The operator holds the Lease: workers run only between `startWorkers` and `stopWorkers`. */
+  /** The host holds the Lease: workers run only between `startWorkers` and `stopWorkers`. */
   externalLeadership: boolean;
+  /** The host's live-view history (undefined: the controller's own, if its `debugPage` is on). */
+  history?: HistoryRecorder | undefined;
+  /**
+   * Awaited by `stop()` once in-flight passes drained, before the watches and the client close: the
+   * implicit host releases its Lease there, so a successor starts while this replica's client still works.
+   */
+  released?: () => Promise<void>;
 }
 
 /**
  * The engine every front end shares: watches (through an InformerCache), caches, the per-key work queue
- * and its workers, leader election, health server, resync, pause, finalizers, deletion memory, retries
- * (rate limiter or RetryPolicy), TerminalError, error condition, Events, metrics, timeout and graceful
- * shutdown. A front end supplies only a {@link PassBody}. See docs/architecture.md.
+ * and its workers, resync, pause, finalizers, deletion memory, retries (rate limiter or RetryPolicy),
+ * TerminalError, error condition, Events, metrics, timeout and graceful shutdown. A front end supplies only
+ * a {@link PassBody}. The health server, the live view's server and the Lease belong to a host (`Host` in
+ * lib/host: an `Operator`, or the implicit host of a front end started alone), joined before start
+ * ({@link joinHost}). See docs/architecture.md.
  * @category Engine: Framework and ControllerCore
  */
 export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
@@ -92,7 +101,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private readClient: ObjectClient | undefined;
   private reads: CachedReads | undefined;
   readonly logger: Logger;
-  private readonly noun: string;
+  /** What log lines call this (`framework`, `controller`). */
+  readonly noun: string;
   private readonly parts: CoreParts<Obj>;
   private controllerMetrics!: ControllerMetrics;
   private runner!: PassRunner<Obj>;
@@ -107,16 +117,17 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private readonly ownPatches = new Map<string, Obj>();
   private sources: SourceSet<Obj> | undefined;
   private pool!: WorkerPool;
+  /** The registry every metric of this controller goes to: `config.registry`, or its host's. */
+  private registry: Registry;
   private externalLeadership = false;
-  /** The operator's Lease fence (see {@link useFence}); a Lease of its own uses its elector's. */
+  /** Set by joinHost (once, before start). */
+  private hosted = false;
+  private released: (() => Promise<void>) | undefined;
+  /** The host's Lease fence (see {@link useFence}). */
   private sharedFence: WriteFence | undefined;
   private sharedInformers: InformerCache | undefined;
   private readonly lifetime = new AbortController();
-  private elector: LeaderElector | undefined;
-  private election: Promise<void> | undefined;
-  private health: HealthServer | undefined;
-  /** The live view's reconcile history (debugPage), shared with an Operator's when it sets one. */
-  history: HistoryRecorder | undefined;
+  private historyRecorder: HistoryRecorder | undefined;
   /** Why each waiting key was enqueued (noted only while `history` is set). */
   private readonly triggers = new TriggerLedger();
   private resyncTimer: NodeJS.Timeout | undefined;
@@ -128,6 +139,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     this.parts = parts;
     const c = parts.config;
     this.config = c;
+    this.registry = c.registry;
     this.noun = parts.noun;
     if (c.collectDefaultMetrics) addProcessMetrics(c.registry);
     // Long-lived: many concurrent requests (watches, Lease, CRD) listen on it at once; not a leak.
@@ -153,7 +165,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         'config.leaderElection and config.crd need an API connection: pass config.kubeConfig',
       );
     }
-    if (c.debugPage !== false) this.history = new HistoryRecorder();
+    if (c.debugPage !== false) this.historyRecorder = new HistoryRecorder();
     this.memory = new RemovedFinalizerMemory(
       c.resyncPeriodMs > 0 ? 3 * c.resyncPeriodMs : DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
     );
@@ -163,7 +175,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         component: c.name,
         logger: this.logger,
         observe: (obj, event, at) => {
-          this.history?.recordEvent({ controller: c.name, ...debugEvent(obj, event), at });
+          this.historyRecorder?.recordEvent({ controller: c.name, ...debugEvent(obj, event), at });
         },
       });
     }
@@ -185,7 +197,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       const informers =
         this.sharedInformers ??
         c.informers ??
-        new InformerCache({ client: this.client, logger: this.logger, registry: c.registry });
+        new InformerCache({ client: this.client, logger: this.logger, registry: this.registry });
       const sources = new SourceSet<Obj>(this.logger, informers);
       this.sources = sources;
       this.reads =
@@ -202,14 +214,14 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
             });
       this.readClient = this.reads === undefined ? this.client : this.client.withReader(this.reads);
     }
-    this.controllerMetrics = new ControllerMetrics({ registry: c.registry, controller: c.name });
+    this.controllerMetrics = new ControllerMetrics({ registry: this.registry, controller: c.name });
     this.controllerMetrics.setMaxConcurrentReconciles(c.workers);
     this.pool = new WorkerPool({
       name: c.name,
       workers: c.workers,
       minIntervalMs: c.minReconcileIntervalMs,
       rateLimiter: c.rateLimiter,
-      registry: c.registry,
+      registry: this.registry,
       metrics: this.controllerMetrics,
       logger: this.logger,
       process: (queue, key, signal) => this.process(queue, key, signal),
@@ -235,19 +247,63 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * Joins an `Operator` before start: metrics move to its registry, watches to its informer cache
-   * (unless `config.informers` was given), and with its Lease the workers wait for `startWorkers`.
+   * Joins a host before start, once: metrics go to its registry, watches to its informer cache (unless
+   * `config.informers` was given), its live view records the passes, and with its Lease the workers wait
+   * for `startWorkers`. The config is not changed; the parts bound to the registry and the cache are built
+   * again only when those differ from the controller's own.
    */
-  joinOperator(shared: SharedResources): void {
+  joinHost(shared: SharedResources): void {
     if (this.startPromise !== undefined) {
       throw new InvalidConfigError(
         `${this.noun} ${this.config.name} was already started: add it to the Operator before starting it`,
       );
     }
-    this.config.registry = shared.registry;
+    if (this.hosted) {
+      throw new InvalidConfigError(
+        `${this.noun} ${this.config.name} already runs in a host: add it to one Operator only`,
+      );
+    }
+    this.hosted = true;
     this.externalLeadership = shared.externalLeadership;
-    this.sharedInformers = this.config.informers ?? shared.informers;
-    this.wire();
+    this.released = shared.released;
+    if (shared.history !== undefined) this.historyRecorder = shared.history;
+    const informers = this.config.informers ?? shared.informers;
+    if (shared.registry !== this.registry || informers !== this.sharedInformers) {
+      this.registry = shared.registry;
+      this.sharedInformers = informers;
+      this.wire();
+    }
+  }
+
+  /** Joins an `Operator` before start (see {@link joinHost}). */
+  joinOperator(shared: SharedResources): void {
+    this.joinHost(shared);
+  }
+
+  /** True once joined to a host (an `Operator`, or a front end's implicit host). */
+  get inHost(): boolean {
+    return this.hosted;
+  }
+
+  /** The live view's reconcile history (`debugPage`): the controller's own, or its host's. */
+  get history(): HistoryRecorder | undefined {
+    return this.historyRecorder;
+  }
+
+  /**
+   * The engine's `/readyz` checks for a host's health server: caches synced, not stopping, watches healthy,
+   * workers not all stuck, no deletion stuck on our finalizer.
+   */
+  readinessChecks(): Record<string, HealthCheck> {
+    const c = this.config;
+    return {
+      'cache-synced': () => (this.isSynced ? undefined : 'caches not synced yet'),
+      'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
+      'watches-healthy': () => this.sources?.problem(),
+      'workers-stuck': () =>
+        this.pool.allStuck(c.reconcileTimeoutMs > 0 ? c.reconcileTimeoutMs : DEFAULT_STUCK_PASS_MS),
+      'stuck-deletions': () => this.stuckDeletions(),
+    };
   }
 
   /** The front end's pass body (`plan()` runs it against a dry-run client, one pass per object). */
@@ -257,7 +313,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
 
   /** The Prometheus registry holding every metric of this controller. */
   get metrics(): Registry {
-    return this.config.registry;
+    return this.registry;
   }
 
   /** True once every watched kind's first list is in (immediately after start without `resource`). */
@@ -280,11 +336,6 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   /** True while this replica runs workers (always, without leader election). */
   get leading(): boolean {
     return this.pool.running;
-  }
-
-  /** Base URL of the health server once listening (`http://127.0.0.1:8080`), else undefined. */
-  get healthUrl(): string | undefined {
-    return this.health?.url;
   }
 
   /** The cache of a watched kind (see `SourceSet.cache`), or undefined when not watched. */
@@ -330,13 +381,21 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
 
   /** The live view: why `key` was enqueued (the latest reason wins; nothing when the view is off). */
   private note(key: string, trigger: PassTrigger): void {
-    if (this.history !== undefined) this.triggers.note(key, trigger);
+    if (this.historyRecorder !== undefined) this.triggers.note(key, trigger);
   }
 
   /** Starts watching and reconciling; resolves once the caches are synced and workers run (or stand by). */
   start(): Promise<void> {
     if (this.stopPromise !== undefined)
       return Promise.reject(new Error(`${this.noun} was stopped; create a new one`));
+    const c = this.config;
+    if (!this.hosted && (c.healthServer !== false || c.leaderElection !== false)) {
+      return Promise.reject(
+        new InvalidConfigError(
+          `${this.noun} ${c.name}: healthServer and leaderElection are a host's: start the controller through its front end (framework.start()) or an Operator, not its ControllerCore`,
+        ),
+      );
+    }
     this.startPromise ??= this.run().catch(async (err: unknown) => {
       this.logger.error(`${this.noun} failed to start`, { err });
       await this.stop();
@@ -372,7 +431,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   }
 
   private prepareContext(ctx: ReconcileContext, obj: Obj): void {
-    const fence = this.elector?.fence ?? this.sharedFence;
+    const fence = this.sharedFence;
     const events = this.events;
     const signal = this.lifetime.signal;
     setEngineContext(ctx, {
@@ -426,33 +485,6 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       c.cacheSyncTimeoutMs > 0
         ? AbortSignal.any([signal, AbortSignal.timeout(c.cacheSyncTimeoutMs)])
         : signal;
-    if (c.healthServer !== false) {
-      this.health = new HealthServer({
-        ...c.healthServer,
-        registry: c.registry,
-        readinessChecks: {
-          'cache-synced': () => (this.isSynced ? undefined : 'caches not synced yet'),
-          'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
-          'watches-healthy': () => this.sources?.problem(),
-          'workers-stuck': () =>
-            this.pool.allStuck(c.reconcileTimeoutMs > 0 ? c.reconcileTimeoutMs : DEFAULT_STUCK_PASS_MS),
-          'stuck-deletions': () => this.stuckDeletions(),
-          ...c.healthServer.readinessChecks,
-        },
-        ...(this.history === undefined || c.debugPage === false
-          ? {}
-          : {
-              debug: {
-                history: this.history,
-                controllers: () => [this.debugState()],
-                ...(c.debugPage.token === undefined ? {} : { token: c.debugPage.token }),
-                ...(c.debugPage.allowedHosts === undefined ? {} : { allowedHosts: c.debugPage.allowedHosts }),
-              },
-            }),
-      });
-      const url = await this.health.start(signal);
-      this.logger.info('health server listening', { url });
-    }
     try {
       await this.syncSources(deadline);
     } catch (err) {
@@ -468,38 +500,11 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     this.isSynced = true;
     this.scheduleResync();
     if (this.externalLeadership) {
-      this.logger.info(`${this.noun} synced; workers start with the operator's leadership`);
+      this.logger.info(`${this.noun} synced; workers start with the host's Lease`);
       return;
     }
-    if (c.leaderElection !== false && this.client !== undefined) {
-      const le = c.leaderElection;
-      this.elector = new LeaderElector({
-        // The Lease's own renewals must not be fenced; every other write of this client is.
-        client: this.client.unfenced(),
-        ...le,
-        logger: this.logger,
-        registry: c.registry,
-      });
-      this.client.fence = this.elector.fence;
-      this.election = this.elector
-        .run(signal, {
-          onStartedLeading: (leaderSignal) => {
-            if (this.stopPromise === undefined) this.pool.start(leaderSignal, this.knownKeys());
-          },
-          onStoppedLeading: () => {
-            this.pool.stopNow('leadership lost');
-          },
-        })
-        .catch((err: unknown) => {
-          this.logger.error('leader election failed', { err });
-        });
-    } else {
-      this.pool.start(signal, this.knownKeys());
-    }
-    this.logger.info(`${this.noun} started`, {
-      workers: c.workers,
-      leaderElection: c.leaderElection !== false,
-    });
+    this.pool.start(signal, this.knownKeys());
+    this.logger.info(`${this.noun} started`, { workers: c.workers });
   }
 
   private sourceHandlers(): SourceHandlers<Obj> {
@@ -530,7 +535,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         this.pool.add(key);
       },
       touched: (key, via, event, kind, child) => {
-        if (this.history !== undefined) this.triggers.note(key, sourceTrigger(via, event, kind, child));
+        if (this.historyRecorder !== undefined)
+          this.triggers.note(key, sourceTrigger(via, event, kind, child));
         this.pool.add(key);
       },
       sourceError: (source, err) => {
@@ -543,8 +549,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private async process(queue: WorkQueue, key: string, signal: AbortSignal): Promise<void> {
     // Fencing: no pass starts once the renew deadline passed since the last successful renew (the term
     // ends here and now; the next term enqueues every known key again).
-    if (this.elector !== undefined && !this.elector.holdsLease()) return;
-    const trigger = this.history === undefined ? undefined : this.triggers.take(key);
+    if (this.sharedFence !== undefined && !fenceOpen(this.sharedFence)) return;
+    const trigger = this.historyRecorder === undefined ? undefined : this.triggers.take(key);
     let fromStore = this.sources?.primary?.get(key);
     if (this.ownPatches.size > 0 && fromStore !== undefined) fromStore = this.latest(key, fromStore);
     const obj = fromStore ?? this.objects.remembers(key);
@@ -559,7 +565,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       return;
     }
     const attempt = this.ledger.attempt(key);
-    const history = this.history;
+    const history = this.historyRecorder;
     if (history === undefined || trigger === undefined) {
       const outcome = await this.runner.reconcile(key, obj, tombstone, attempt, signal);
       this.act(queue, key, obj, fromStore, tombstone, outcome, signal);
@@ -786,7 +792,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       this.logger.warn('grace period over: aborted in-flight reconciles');
     }
     this.lifetime.abort(new Error(`${this.noun} stopped`));
-    await this.election;
+    await this.released?.();
     await this.reads?.stop();
     await this.sources?.stop();
     const flushDeadline = new AbortController();
@@ -795,7 +801,6 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       sleep(EVENT_FLUSH_TIMEOUT_MS, flushDeadline.signal).catch(() => undefined),
     ]);
     flushDeadline.abort();
-    await this.health?.close();
     this.client?.close();
     this.isSynced = false;
     this.logger.info(`${this.noun} stopped`);
@@ -809,5 +814,15 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       add: (obj, signal) => addFinalizer(client, resource, obj, finalizer, backOffFactory, signal),
       remove: (obj, signal) => removeFinalizer(client, resource, obj, finalizer, backOffFactory, signal),
     };
+  }
+}
+
+/** Whether a write fence lets writes through now (a Lease renewed within its deadline). */
+function fenceOpen(fence: WriteFence): boolean {
+  try {
+    fence.check();
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -6,6 +6,7 @@ import type { ResolvedCoreConfig } from '../engine/resolve-core-config.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { Store } from '../watch/store.js';
 import { handleSignals, type HandleSignalsOptions } from './handle-signals.js';
+import { Host } from './host.js';
 
 /**
  * What every front end (`Framework`, `Controller`, `InformerController`, and the ones built on them) is
@@ -22,6 +23,9 @@ export abstract class FrontEnd<
   readonly config: Config;
   /** The engine (for `Operator`, `plan` and other runners). */
   readonly core: ControllerCore<Obj>;
+  /** The implicit host of a front end started alone (not in an `Operator`). */
+  private host: Host | undefined;
+  private startPromise: Promise<void> | undefined;
 
   protected constructor(config: Config, body: PassBody<Obj>, noun: string) {
     this.config = config;
@@ -60,7 +64,7 @@ export abstract class FrontEnd<
 
   /** Base URL of the health server once listening (`http://127.0.0.1:8080`), else undefined. */
   get healthUrl(): string | undefined {
-    return this.core.healthUrl;
+    return this.host?.healthUrl;
   }
 
   /**
@@ -78,7 +82,47 @@ export abstract class FrontEnd<
 
   /** Starts watching and reconciling; resolves once the caches are synced and workers run (or stand by). */
   start(): Promise<void> {
-    return this.core.start();
+    if (this.core.inHost && this.host === undefined) return this.core.start();
+    this.startPromise ??= this.startAlone();
+    return this.startPromise;
+  }
+
+  /**
+   * Started alone: the controller runs in an implicit host of its own — its health server, live view and
+   * Lease, from its config — with the behaviour of a one-controller `Operator`'s.
+   */
+  private async startAlone(): Promise<void> {
+    const c = this.config;
+    const core = this.core;
+    const host = new Host({
+      logger: core.logger,
+      registry: c.registry,
+      healthServer: c.healthServer,
+      debugPage: c.debugPage,
+      leaderElection: c.leaderElection,
+      history: core.history,
+      readinessChecks: core.readinessChecks(),
+      controllers: () => [core.debugState()],
+    });
+    this.host = host;
+    core.joinHost({
+      registry: c.registry,
+      informers: undefined,
+      externalLeadership: host.gated,
+      released: () => host.release(),
+    });
+    try {
+      await host.serve();
+      await core.start();
+      // The Lease's own renewals must not be fenced; every other write of the controller's client is.
+      host.lead(core.client?.unfenced(), () => [core]);
+    } catch (err) {
+      await host.close();
+      throw err;
+    }
+    if (host.gated) {
+      core.logger.info(`${core.noun} started`, { workers: c.workers, leaderElection: true });
+    }
   }
 
   /**
@@ -86,8 +130,9 @@ export abstract class FrontEnd<
    * aborts them through their signal), releases the Lease, closes watches and servers. Nothing keeps the
    * process alive afterwards. Idempotent. See docs/shutdown.md.
    */
-  stop(): Promise<void> {
-    return this.core.stop();
+  async stop(): Promise<void> {
+    await this.core.stop();
+    await this.host?.close();
   }
 
   /**

@@ -20,7 +20,7 @@ export interface OperatorController extends Runnable {
   /** The engine of a front end on `ControllerCore`. */
   readonly core?: Pick<
     ControllerCore,
-    'joinOperator' | 'startWorkers' | 'stopWorkers' | 'notReadyReason' | 'useFence'
+    'joinHost' | 'startWorkers' | 'stopWorkers' | 'notReadyReason' | 'useFence'
   > &
     Partial<Pick<ControllerCore, 'history' | 'debugState'>>;
 }

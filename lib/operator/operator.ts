@@ -9,8 +9,7 @@ import { handleSignals, type HandleSignalsOptions } from '../host/handle-signals
 import { makeClient } from '../kube/make-client.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import { WebhookHost } from '../webhooks/webhook-host.js';
-import { LeaderElector } from '../leader/leader-elector.js';
-import { HealthServer } from '../observability/health-server.js';
+import { Host } from '../host/host.js';
 import { HistoryRecorder } from '../debug/history-recorder.js';
 import type { DebugControllerState } from '../debug/debug-routes.js';
 import type { Logger } from '../observability/logger.js';
@@ -54,12 +53,10 @@ export class Operator {
   private webhookHost: WebhookHost | undefined;
   private readonly members: Member[] = [];
   private readonly lifetime = new AbortController();
-  private health: HealthServer | undefined;
+  /** The health server, the live view and the Lease of every controller. */
+  private readonly host: Host;
   /** The live view's history, shared by every controller (debugPage). */
   private readonly history: HistoryRecorder | undefined;
-  private election: Promise<void> | undefined;
-  private elector: LeaderElector | undefined;
-  private leaderSignal: AbortSignal | undefined;
   private startPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
   private stopped: (() => void) | undefined;
@@ -116,6 +113,22 @@ export class Operator {
       });
     }
     this.webhookOptions = options.webhooks;
+    this.host = new Host({
+      logger: this.logger,
+      registry: this.settings.registry,
+      healthServer: this.settings.healthServer,
+      debugPage: this.settings.debugPage,
+      leaderElection: this.settings.leaderElection,
+      history: this.history,
+      readinessChecks: {
+        'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
+        controllers: () => this.notReady(),
+        ...(this.webhookOptions === undefined
+          ? {}
+          : { webhooks: () => this.webhookHost?.notReadyReason ?? 'webhook server not started' }),
+      },
+      controllers: () => this.debugStates(),
+    });
     this.done = new Promise<void>((resolve) => {
       this.stopped = resolve;
     });
@@ -143,7 +156,7 @@ export class Operator {
 
   /** Base URL of the health server once listening, else undefined. */
   get healthUrl(): string | undefined {
-    return this.health?.url;
+    return this.host.healthUrl;
   }
 
   /**
@@ -178,13 +191,14 @@ export class Operator {
     if (this.members.some((m) => m.controller === controller)) {
       throw new InvalidConfigError(`operator.addController: controller "${name}" was already added`);
     }
-    controller.core?.joinOperator({
+    controller.core?.joinHost({
       registry: this.settings.registry,
       informers: this.informers,
-      externalLeadership: this.settings.leaderElection !== false,
+      externalLeadership: this.host.gated,
+      history: this.history,
     });
-    if (this.elector !== undefined) controller.core?.useFence(this.elector.fence);
-    if (this.history !== undefined && controller.core !== undefined) controller.core.history = this.history;
+    const fence = this.host.fence;
+    if (fence !== undefined) controller.core?.useFence(fence);
     const member: Member = {
       controller,
       name,
@@ -198,9 +212,9 @@ export class Operator {
     if (this.startPromise !== undefined) {
       this.startMember(member).then(
         () => {
-          if (this.leaderSignal !== undefined && !this.leaderSignal.aborted) {
-            controller.core?.startWorkers(this.leaderSignal);
-          }
+          const leaderSignal = this.host.leaderSignal;
+          if (leaderSignal !== undefined && !leaderSignal.aborted)
+            controller.core?.startWorkers(leaderSignal);
         },
         (err: unknown) => {
           this.logger.error('controller added after start failed to start', { controller: name, err });
@@ -258,6 +272,11 @@ export class Operator {
       if (reason !== undefined) return `${m.name}: ${reason}`;
     }
     return undefined;
+  }
+
+  /** The engines of the members built on one (the Lease gates their workers). */
+  private *cores(): Iterable<NonNullable<OperatorController['core']>> {
+    for (const m of this.members) if (m.controller.core !== undefined) yield m.controller.core;
   }
 
   private debugStates(): DebugControllerState[] {
@@ -357,33 +376,7 @@ export class Operator {
 
   private async startAll(): Promise<void> {
     const s = this.settings;
-    if (s.healthServer !== false) {
-      this.health = new HealthServer({
-        ...s.healthServer,
-        registry: s.registry,
-        readinessChecks: {
-          'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
-          // Every controller, also those added after start: the first one not ready is the reason.
-          controllers: () => this.notReady(),
-          ...(this.webhookOptions === undefined
-            ? {}
-            : { webhooks: () => this.webhookHost?.notReadyReason ?? 'webhook server not started' }),
-          ...s.healthServer.readinessChecks,
-        },
-        ...(this.history === undefined || s.debugPage === false
-          ? {}
-          : {
-              debug: {
-                history: this.history,
-                controllers: () => this.debugStates(),
-                ...(s.debugPage.token === undefined ? {} : { token: s.debugPage.token }),
-                ...(s.debugPage.allowedHosts === undefined ? {} : { allowedHosts: s.debugPage.allowedHosts }),
-              },
-            }),
-      });
-      const url = await this.health.start(this.lifetime.signal);
-      this.logger.info('health server listening', { url });
-    }
+    await this.host.serve();
     if (this.webhookOptions !== undefined) {
       // Before the controllers: an object they write may already need the webhooks.
       this.webhookHost = await WebhookHost.create({ logger: this.logger, ...this.webhookOptions });
@@ -392,31 +385,8 @@ export class Operator {
     }
     // Every controller starts at once; the first failure wins (the others are stopped by stop()).
     await Promise.all(this.members.map((m) => this.startMember(m)));
-    if (s.leaderElection !== false && this.client !== undefined) {
-      const elector = new LeaderElector({
-        client: this.client,
-        ...s.leaderElection,
-        logger: this.logger,
-        registry: s.registry,
-      });
-      this.elector = elector;
-      // Every member's writes and passes are fenced by this Lease (the Lease's own renewals use another client).
-      for (const m of this.members) m.controller.core?.useFence(elector.fence);
-      this.election = elector
-        .run(this.lifetime.signal, {
-          onStartedLeading: (leaderSignal) => {
-            this.leaderSignal = leaderSignal;
-            for (const m of this.members) m.controller.core?.startWorkers(leaderSignal);
-          },
-          onStoppedLeading: () => {
-            this.leaderSignal = undefined;
-            for (const m of this.members) m.controller.core?.stopWorkers('leadership lost');
-          },
-        })
-        .catch((err: unknown) => {
-          this.logger.error('leader election failed', { err });
-        });
-    }
+    // Every member's writes and passes are fenced by this Lease (the Lease's own renewals use another client).
+    this.host.lead(this.client, () => this.cores());
     this.logger.info('operator started', {
       controllers: this.members.map((m) => m.name),
       leaderElection: s.leaderElection !== false,
@@ -432,10 +402,10 @@ export class Operator {
       }
     }
     this.lifetime.abort(new Error('operator stopped'));
-    await this.election;
+    await this.host.release();
     await this.informers?.stop();
     await this.webhookHost?.stop();
-    await this.health?.close();
+    await this.host.close();
     this.client?.close();
     this.logger.info('operator stopped');
     this.stopped?.();
