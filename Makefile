@@ -100,7 +100,7 @@ demo: $(DEMO_JS)
 # The example's generated manifests (reconcilekit generate): refresh after changing what the operator
 # watches, owns or writes; spec/cli/generate-cli.test.ts fails while they are stale.
 manifests: build
-	node bin/reconcilekit.js generate rbac dist/examples/website-operator/main.js --out examples/website-operator/deploy --namespace website-operator --leader-election
+	node bin/reconcilekit.js generate all dist/examples/website-operator/main.js --out examples/website-operator/deploy --namespace website-operator --leader-election --image ghcr.io/reconcilekit/website-operator:0.1.0
 
 # API reference from the doc comments of the three entry points, into docs/api/ (not committed).
 docs: install

@@ -170,13 +170,13 @@ export class DemoTracker {
     if (site !== undefined) {
       const ready = site.status?.conditions?.find((c) => c.type === 'Ready');
       snapshot.website = {
-        version: site.metadata?.labels?.['demo.reconcilekit.io/version'] ?? '1',
-        generation: site.metadata?.generation ?? 0,
+        version: site.metadata.labels?.['demo.reconcilekit.io/version'] ?? '1',
+        generation: site.metadata.generation ?? 0,
         observedGeneration: site.status?.observedGeneration,
         ready: ready?.status ?? '',
         readyReason: ready?.reason ?? '',
-        finalizers: site.metadata?.finalizers ?? [],
-        deleting: site.metadata?.deletionTimestamp !== undefined,
+        finalizers: site.metadata.finalizers ?? [],
+        deleting: site.metadata.deletionTimestamp !== undefined,
       };
     }
     return snapshot;

@@ -13,6 +13,9 @@ import { createWebsiteResourceSets } from './resource-sets.js';
 import { loadWebsiteCrd } from './website-crd.js';
 import { WEBSITE_API_VERSION, WEBSITE_KIND, WEBSITE_PLURAL, type Website } from './website.js';
 
+// The kind, exported for `reconcilekit generate` (deploy/crd.yaml).
+export { WebsiteKind } from './website-kind.js';
+
 const entry = process.argv[1];
 const isMain = entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href;
 // Imported (by reconcilekit plan), the process's arguments are not ours: environment and defaults only.

@@ -20,7 +20,7 @@ export interface WebsiteOperatorOptions {
   leaderElectionNamespace?: string;
   /** This replica's identity in the Lease. Env `POD_NAME`; default host name and pid (the framework's default). */
   identity?: string;
-  /** `host:port` of /healthz, /readyz and /metrics, or undefined for none. Flag `--health-address` (`off` disables). */
+  /** `host:port` of /healthz, /readyz and /metrics, or undefined for none. Flag `--health-address` (`off` disables), env `HEALTH_ADDRESS`. */
   health?: { host: string; port: number };
   /** Create the CRD from crd.yaml when missing (needs CRD permissions). Flag `--install-crd`; default false. */
   installCrd: boolean;
@@ -61,7 +61,7 @@ export function parseOperatorOptions(
   if (!Number.isInteger(workers) || workers < 1) {
     throw new InvalidConfigError(`--workers must be a positive integer; got "${values.workers ?? ''}"`);
   }
-  const healthAddress = values['health-address'] ?? DEFAULT_HEALTH_ADDRESS;
+  const healthAddress = values['health-address'] ?? env.HEALTH_ADDRESS ?? DEFAULT_HEALTH_ADDRESS;
   const options: WebsiteOperatorOptions = {
     outputDir: values['output-dir'] ?? env.WEBSITE_OUTPUT_DIR ?? DEFAULT_OUTPUT_DIR,
     allowDeploymentUpdates:

@@ -1,4 +1,6 @@
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
+import type { ObjectOf, SpecOf, StatusOf } from 'reconcilekit/kinds';
+import type { WebsiteKind } from './website-kind.js';
 
 /** API group of the Website custom resource. */
 export const WEBSITE_GROUP = 'demo.reconcilekit.io';
@@ -27,49 +29,17 @@ export const CONTAINER_PORT = 8080;
 /** Port the Service exposes. */
 export const SERVICE_PORT = 80;
 
-/** What the user asks for. */
-export interface WebsiteSpec {
-  /** Page title. */
-  title: string;
-  /** Page body, plain text (escaped when rendered). */
-  content: string;
-  /** Web server pods. Default {@link DEFAULT_REPLICAS}. */
-  replicas?: number;
-  /** Web server image. Default {@link DEFAULT_IMAGE}. */
-  image?: string;
-}
+/** What the user asks for: `title`, `content`, `replicas` (default {@link DEFAULT_REPLICAS}), `image` (default {@link DEFAULT_IMAGE}). */
+export type WebsiteSpec = SpecOf<typeof WebsiteKind>;
+
+/** What the operator reports: `observedGeneration`, `url`, `conditions` (`Ready`). */
+export type WebsiteStatus = NonNullable<StatusOf<typeof WebsiteKind>>;
 
 /** A status condition as stored (times as RFC 3339 strings, as they travel on the wire). */
-export interface WebsiteCondition {
-  /** Condition type; this operator writes `Ready`. */
-  type: string;
-  /** `True`, `False` or `Unknown`. */
-  status: 'True' | 'False' | 'Unknown';
-  /** CamelCase reason for the status. */
-  reason: string;
-  /** Human-readable detail. */
-  message: string;
-  /** When `status` last changed. */
-  lastTransitionTime: string;
-  /** The `metadata.generation` the condition was computed for. */
-  observedGeneration?: number;
-}
+export type WebsiteCondition = NonNullable<WebsiteStatus['conditions']>[number];
 
-/** What the operator reports. */
-export interface WebsiteStatus {
-  /** `metadata.generation` of the spec this status describes. */
-  observedGeneration?: number;
-  /** In-cluster URL of the site's Service. */
-  url?: string;
-  /** `Ready`: every child (ConfigMap, Deployment, Service, page file) matches the spec. */
-  conditions?: WebsiteCondition[];
-}
-
-/** The Website custom resource. */
-export interface Website extends KubernetesObject {
-  spec: WebsiteSpec;
-  status?: WebsiteStatus;
-}
+/** The Website custom resource (its schema: {@link WebsiteKind} in website-kind.ts). */
+export type Website = ObjectOf<typeof WebsiteKind>;
 
 /** The resource set version handling `site`: its {@link VERSION_LABEL}, or {@link DEFAULT_WEBSITE_VERSION}. */
 export function websiteVersion(site: KubernetesObject): string {

@@ -221,12 +221,19 @@ describe('reconcilekit generate rbac', () => {
 
 describe('reconcilekit generate on the built website example', () => {
   const deploy = join(root, 'examples/website-operator/deploy');
-  const flags = ['--namespace', 'website-operator', '--leader-election'];
+  // As `make manifests` runs it.
+  const flags = [
+    '--namespace',
+    'website-operator',
+    '--leader-election',
+    '--image',
+    'ghcr.io/reconcilekit/website-operator:0.1.0',
+  ];
 
-  it('finds the committed deploy/rbac.yaml up to date (regenerate with make manifests)', async () => {
+  it('finds the committed deploy/ (crd.yaml, rbac.yaml, chart/) up to date (regenerate with make manifests)', async () => {
     expect(existsSync(WEBSITE_MAIN), `${WEBSITE_MAIN} is missing: run make build first`).toBe(true);
     const o = io();
-    const code = await runGenerateCommand(['rbac', WEBSITE_MAIN, '--out', deploy, ...flags, '--check'], o);
+    const code = await runGenerateCommand(['all', WEBSITE_MAIN, '--out', deploy, ...flags, '--check'], o);
     expect(code, o.out.join('')).toBe(0);
   });
 

@@ -55,7 +55,7 @@ export class StatusOps implements CRUDResourceOps<Website, WebsiteStatus | undef
   }
 
   getDesiredState(ctx: ReconcileContext, site: Website): WebsiteStatus {
-    const generation = site.metadata?.generation;
+    const generation = site.metadata.generation;
     const pending = pendingChanges(ctx);
     const ready: WebsiteCondition =
       pending.length === 0

@@ -102,14 +102,14 @@ describe('Website operator end to end on the embedded API server', () => {
     await startOperator();
     await createWebsite('hello', { title: 'Hello', content: 'First page.' });
     const ready = await waitForCondition<Website>(env.client, site('hello'), 'Ready');
-    expect(ready.metadata?.finalizers).toContain(FINALIZER);
+    expect(ready.metadata.finalizers).toContain(FINALIZER);
     expect(ready.status?.url).toBe(`http://hello.${namespace}.svc.cluster.local`);
     expect(ready.spec.replicas).toBe(1); // defaulted by the CRD schema
     const configMap = await env.client.get<V1ConfigMap>(child('ConfigMap', 'hello-page'));
     expect(configMap.data?.['index.html']).toBe(renderPageV1(ready));
     expect(configMap.metadata?.ownerReferences?.[0]).toMatchObject({
       kind: 'Website',
-      uid: ready.metadata?.uid,
+      uid: ready.metadata.uid,
     });
     const deployment = await env.client.get<V1Deployment>(child('Deployment', 'hello'));
     expect(deployment.spec?.replicas).toBe(1);
@@ -134,7 +134,7 @@ describe('Website operator end to end on the embedded API server', () => {
     await createWebsite('marker', { title: 'Marker', content: 'x' });
     await waitForCondition(env.client, site('marker'), 'Ready');
     const future = await env.client.get<Website>(site('future'));
-    expect(future.metadata?.finalizers ?? []).toEqual([]);
+    expect(future.metadata.finalizers ?? []).toEqual([]);
     expect(future.status).toBeUndefined();
     expect(await gone(child('ConfigMap', 'future-page'))).toBe(true);
   });

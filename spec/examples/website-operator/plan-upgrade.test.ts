@@ -84,7 +84,7 @@ async function state(): Promise<Map<string, string>> {
 async function settled(v2: readonly string[]): Promise<boolean> {
   for (const name of SITES) {
     const site = await env.client.get<Website>({ ...websiteRef, namespace: ns, name });
-    if (site.status?.observedGeneration !== site.metadata?.generation) return false;
+    if (site.status?.observedGeneration !== site.metadata.generation) return false;
     const cm = await env.client
       .get<V1ConfigMap>({ ...childRefs.ConfigMap, namespace: ns, name: `${name}-page` })
       .catch(() => undefined);

@@ -44,7 +44,7 @@ describe('ConfigMapOps', () => {
       'demo.reconcilekit.io/version': '1',
     });
     expect(desired.metadata?.ownerReferences).toEqual([
-      expect.objectContaining({ kind: 'Website', name: 'hello', uid: site.metadata?.uid, controller: true }),
+      expect.objectContaining({ kind: 'Website', name: 'hello', uid: site.metadata.uid, controller: true }),
     ]);
   });
 
