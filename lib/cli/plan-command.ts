@@ -1,12 +1,15 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { Controller } from '../controller/controller.js';
 import { Framework } from '../crud/framework.js';
 import { loadKubeConfig } from '../kube/kube-config.js';
 import { Operator } from '../operator/operator.js';
 import { plan, type Plan, type Plannable } from '../plan/plan.js';
 import { apiServerHost, installHttpGuard, type GuardScope } from '../plan/http-guard.js';
+import { startDryRunProxy, type DryRunProxyThread, type RefusedWrite } from '../plan/dry-run-proxy.js';
 import { renderDiff } from '../plan/render-diff.js';
 import type { CommandIo } from './apiserver-command.js';
 
@@ -104,23 +107,63 @@ export async function runPlanCommand(argv: readonly string[], io: PlanIo): Promi
   }
   // The entry builds its Framework at import, which reads KUBECONFIG: point it at --kubeconfig first.
   if (args.kubeconfig !== undefined) process.env.KUBECONFIG = resolve(args.kubeconfig);
-  // From here on nothing in this process writes: a mutating request that is not a dry-run write to the
-  // API server is refused, also outside the plan proper (an entry that starts its operator on import).
+  // The real credentials stay with a local dry-run proxy; this process, and every child process and
+  // worker it starts, sees only the proxy's kubeconfig: a write without dryRun=All is refused there
+  // however the code opens its connection.
+  // Without any kubeconfig there are no credentials to keep away: the plan itself says what is missing.
+  let real: KubeConfig | undefined;
+  try {
+    real = loadKubeConfig();
+  } catch {
+    real = undefined;
+  }
+  let proxy: DryRunProxyThread | undefined;
+  try {
+    proxy = real === undefined ? undefined : await startDryRunProxy(real);
+  } catch (err) {
+    io.stderr(`reconcilekit plan: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'reconcilekit-plan-'));
+  const realKubeconfig = process.env.KUBECONFIG;
+  if (proxy !== undefined) {
+    const proxyKubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(proxyKubeconfig, proxy.kubeconfig, { mode: 0o600 });
+    process.env.KUBECONFIG = proxyKubeconfig;
+  }
+  let proxyRefused: RefusedWrite[] = [];
+  // In this process also: a mutating request that is not a dry-run write to the API server (the proxy)
+  // is refused before it is sent, also outside the plan proper (an entry that starts its operator on import).
   const outside: GuardScope = { apiServer: apiServerOf(), refused: [] };
   const uninstall = installHttpGuard(outside);
   let target: Plannable | undefined;
   try {
     const code = await planEntry(path, args, io, (t) => (target = t));
-    return outside.refused.length > 0 ? 1 : code;
+    proxyRefused = (await proxy?.close()) ?? [];
+    proxy = undefined;
+    return outside.refused.length > 0 || proxyRefused.length > 0 ? 1 : code;
   } finally {
+    if (proxy !== undefined) proxyRefused = await proxy.close();
     if (outside.refused.length > 0) {
       io.stderr(
         `reconcilekit plan: refused ${outside.refused.length} write(s) made outside the plan, e.g. ${outside.refused[0] ?? ''} — nothing was sent. Does ${path} start its operator when imported? Start it only when it is the main module (see docs/plan.md)\n`,
       );
+    }
+    if (proxyRefused.length > 0) {
+      io.stderr(
+        `reconcilekit plan: the dry-run proxy refused ${proxyRefused.length} request(s) that bypassed the plan's client — nothing was sent:\n${proxyRefused
+          .map((r) => `  ${r.method} ${r.object}: ${r.reason}\n`)
+          .join('')}`,
+      );
+    }
+    if (outside.refused.length > 0 || proxyRefused.length > 0) {
       const running = target as { stop?: () => Promise<void>; synced?: boolean } | undefined;
       await running?.stop?.().catch(() => undefined);
     }
     uninstall();
+    rmSync(dir, { recursive: true, force: true });
+    if (realKubeconfig === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = realKubeconfig;
   }
 }
 
@@ -159,8 +202,8 @@ async function planEntry(
   loaded(target);
   try {
     const options: Parameters<typeof plan>[1] = {};
-    if (args.kubeconfig !== undefined)
-      options.kubeConfig = loadKubeConfig({ ...process.env, KUBECONFIG: args.kubeconfig });
+    // The proxy's kubeconfig (KUBECONFIG now names it), whatever --kubeconfig said.
+    options.kubeConfig = loadKubeConfig();
     if (args.namespace !== undefined) options.namespace = args.namespace;
     if (args.selector !== undefined) options.labelSelector = args.selector;
     const result = await plan(target, options);

@@ -201,6 +201,99 @@ await new Promise((r) => setTimeout(r, 500));
     expect(hello.metadata?.finalizers ?? []).toEqual([]);
   }, 60_000);
 
+  it("writes that bypass the plan's client (new ClientRequest, a method changed before end(), a raw socket, a child process, a worker) are refused by the dry-run proxy: exit 1 naming each object, nothing written", async () => {
+    const kc = join(dir, 'kubeconfig');
+    const clientNode = import.meta.resolve('@kubernetes/client-node');
+    const entryPath = entry(
+      'bypasses.mjs',
+      `import http from 'node:http';
+import net from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
+import { CRUDResource, Framework, ResourceSet } from 'reconcilekit';
+import { KubeConfig } from '@kubernetes/client-node';
+import { greetingConfigMap } from '${join(root, 'dist/examples/greeting-operator/greeting-configmap.js')}';
+
+// Whatever KUBECONFIG names, as any code that talks to the cluster would find it.
+const kc = new KubeConfig();
+kc.loadFromDefault();
+const server = new URL(kc.getCurrentCluster().server);
+const token = kc.getCurrentUser()?.token;
+const auth = token ? { authorization: 'Bearer ' + token } : {};
+const path = '/api/v1/namespaces/${ns}/configmaps';
+const cm = (name) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: '${ns}' } });
+const headers = (body) => ({ ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+const settled = (req) => new Promise((r) => { req.on('response', (res) => { res.resume(); res.on('end', r); }); req.on('error', r); });
+
+{ // the ClientRequest constructor, not http.request
+  const body = cm('bypass-clientrequest');
+  const req = new http.ClientRequest({ host: server.hostname, port: server.port, path, method: 'POST', headers: headers(body) });
+  const done = settled(req);
+  req.end(body);
+  await done;
+}
+{ // a GET whose method is changed before end()
+  const body = cm('bypass-method');
+  const req = http.request({ host: server.hostname, port: server.port, path, method: 'GET', headers: headers(body) });
+  req.method = 'POST';
+  const done = settled(req);
+  req.end(body);
+  await done;
+}
+await new Promise((resolve) => { // a raw socket
+  const body = cm('bypass-socket');
+  const socket = net.connect(Number(server.port), server.hostname, () => {
+    const lines = ['POST ' + path + ' HTTP/1.1', 'host: ' + server.host, 'content-type: application/json',
+      'content-length: ' + Buffer.byteLength(body), 'connection: close', ...(token ? ['authorization: Bearer ' + token] : [])];
+    socket.end(lines.join('\\r\\n') + '\\r\\n\\r\\n' + body);
+  });
+  socket.on('data', () => undefined);
+  socket.on('close', resolve);
+  socket.on('error', resolve);
+});
+const viaFetch = (name) => \`
+  const { KubeConfig } = await import(\${JSON.stringify(${JSON.stringify(clientNode)})});
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  const token = kc.getCurrentUser()?.token;
+  await fetch(kc.getCurrentCluster().server + \${JSON.stringify(path)}, { method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: 'Bearer ' + token } : {}) },
+    body: \${JSON.stringify(cm(name))} }).catch(() => undefined);\`;
+// a child process (inherits this process's environment)
+spawnSync(process.execPath, ['--input-type=module', '-e', viaFetch('bypass-child')], { stdio: 'ignore' });
+// a worker thread
+await new Promise((resolve) => {
+  const w = new Worker('(async () => {' + viaFetch('bypass-worker').replace(/^\\s*const \\{ KubeConfig \\} = await import/m, 'const { KubeConfig } = await import') + '})()', { eval: true });
+  w.on('exit', resolve);
+  w.on('error', resolve);
+});
+
+export const framework = new Framework({
+  name: 'greeting-operator',
+  resource: { apiVersion: 'example.com/v1', kind: 'Greeting', plural: 'greetings' },
+  resourceSets: [new ResourceSet({ resources: [new CRUDResource({ ops: greetingConfigMap })] })],
+});
+`,
+    );
+    const before = await versions();
+    const result = await run(entryPath, '--kubeconfig', kc, '-n', ns);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('the dry-run proxy refused 5 request(s) that bypassed the plan');
+    for (const name of [
+      'bypass-clientrequest',
+      'bypass-method',
+      'bypass-socket',
+      'bypass-child',
+      'bypass-worker',
+    ]) {
+      expect(result.stderr).toContain(`POST configmaps ${ns}/${name}: a write without dryRun=All`);
+      await expect(
+        env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name }),
+      ).rejects.toThrow();
+    }
+    expect(await versions()).toEqual(before);
+  }, 60_000);
+
   it('says what is wrong with a missing entry, one without a Framework, one with a syntax error; exit 1', async () => {
     const missing = await run(join(dir, 'nope.mjs'));
     expect(missing.code).toBe(1);
