@@ -1,8 +1,9 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { ApiServer } from '../apiserver/index.js';
 import { ensureCrd } from '../kube/ensure-crd.js';
 import { isAlreadyExists } from '../kube/api-error.js';
+import { clientNode } from '../kube/client-node.js';
 import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';
 import type { Logger } from '../observability/logger.js';
@@ -203,7 +204,7 @@ export class DeclarativeOperator {
     this.apiServer ??= this.ownedServer = await (
       await import('../apiserver/index.js')
     ).startApiServer({ token: randomToken() });
-    const viewKc = new KubeConfig();
+    const viewKc = new (clientNode().KubeConfig)();
     viewKc.loadFromString(this.apiServer.kubeconfig);
     let clusterKc = this.options.kubeConfig;
     if (clusterKc === undefined) {

@@ -1,7 +1,8 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { ApiServer } from '../apiserver/index.js';
 import { isNotFound } from '../kube/api-error.js';
+import { clientNode } from '../kube/client-node.js';
 import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';
 import type { Logger } from '../observability/logger.js';
@@ -215,7 +216,7 @@ export class OperatorGroup {
     const server = this.apiServer;
     if (server === undefined)
       throw new Error('getClient() needs the view server: call start() first, or pass apiServer');
-    const viewKc = new KubeConfig();
+    const viewKc = new (clientNode().KubeConfig)();
     viewKc.loadFromString(server.kubeconfig);
     let clusterKc = this.options.kubeConfig;
     if (clusterKc === undefined) {

@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HealthCheck } from '../observability/health-server.js';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { promClient } from '../util/prom-client.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { ExponentialRateLimiter, type RateLimiter } from '../queue/rate-limiter.js';
@@ -230,7 +231,7 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     fail('config.logger must have debug, info, warn, error and child methods (createLogger() gives one)');
   }
   const registry: unknown = c.registry;
-  if (registry !== undefined && !(registry instanceof Registry)) {
+  if (registry !== undefined && !(registry instanceof promClient().Registry)) {
     if (!isObject(registry) || typeof registry.metrics !== 'function') {
       fail('config.registry must be a prom-client Registry');
     }
@@ -354,7 +355,7 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     backOffFactory: c.backOffFactory ?? defaultBackOffFactory,
     rateLimiter,
     logger: c.logger ?? createLogger(),
-    registry: c.registry ?? new Registry(),
+    registry: c.registry ?? new (promClient().Registry)(),
     leaderElection,
     healthServer,
     debugPage,

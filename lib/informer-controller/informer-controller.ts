@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { trace, type Tracer } from '@opentelemetry/api';
-import { Registry } from 'prom-client';
+import type { Tracer } from '@opentelemetry/api';
+import { otelApi } from '../util/opentelemetry.js';
+import { promClient } from '../util/prom-client.js';
 import type { Reconciler } from '../controller/reconcile-types.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import type { ControllerCore } from '../engine/controller-core.js';
@@ -134,7 +135,7 @@ export class InformerController extends FrontEnd {
    */
   planning(onError: (err: unknown) => void): InformerPlanning {
     const ledger = new RequestLedger();
-    const metrics = new InformerMetrics(new Registry(), this.metricsNamespace);
+    const metrics = new InformerMetrics(new (promClient().Registry)(), this.metricsNamespace);
     const body = new InformerPassBody({
       ledger,
       handlers: (kind) => this.handlerTargets(kind),
@@ -434,6 +435,6 @@ function resolveInformerOptions(options: InformerControllerOptions) {
     retryPolicy: retryPolicy === undefined ? DEFAULT_RETRY_POLICY : retryPolicy,
     retryDequeuePolicy,
     metricsNamespace: metricsNamespace ?? '',
-    tracer: tracer ?? trace.getTracer('reconcilekit'),
+    tracer: tracer ?? otelApi().trace.getTracer('reconcilekit'),
   };
 }

@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { context, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
+import { otelApi } from '../util/opentelemetry.js';
 import type { ReconcileContext } from '../context/reconcile-context.js';
 import { isReconcileError } from '../controller/reconcile-error.js';
 import { checkResult } from '../controller/reconciler-pass-body.js';
@@ -152,7 +153,8 @@ export class InformerPassBody implements PassBody<KubernetesObject> {
       kind,
     };
     const m = this.o.metrics();
-    const parent = group === undefined ? undefined : trace.setSpan(context.active(), group.span);
+    const parent =
+      group === undefined ? undefined : otelApi().trace.setSpan(otelApi().context.active(), group.span);
     const spanName = !r.fresh ? 'controller-retry' : watcher ? undefined : 'controller-event-reconcile';
     const span =
       spanName === undefined
@@ -179,7 +181,7 @@ export class InformerPassBody implements PassBody<KubernetesObject> {
     if (outcome.kind === 'failed') {
       const failSpan = span ?? group?.span;
       failSpan?.recordException(outcome.error instanceof Error ? outcome.error : String(outcome.error));
-      failSpan?.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(outcome.error) });
+      failSpan?.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: errorMessage(outcome.error) });
     } else if (outcome.kind === 'requeue') span?.setAttribute('requeueAfterMs', outcome.delayMs);
     span?.end();
     this.settle(ctx, key, r, outcome, labels, watcher);

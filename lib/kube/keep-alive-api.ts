@@ -1,15 +1,13 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import {
+import type {
+  Configuration,
+  KubeConfig,
   KubernetesObjectApi,
+  RequestContext,
   ResponseContext,
-  ServerConfiguration,
-  createConfiguration,
-  wrapHttpLibrary,
-  type Configuration,
-  type KubeConfig,
-  type RequestContext,
 } from '@kubernetes/client-node';
 import { connectionError } from './api-error.js';
+import { clientNode } from './client-node.js';
 import { KubeTransport } from './kube-transport.js';
 import type { ObjectClient } from './object-client.js';
 
@@ -21,7 +19,8 @@ import type { ObjectClient } from './object-client.js';
  */
 export function keepAliveConfiguration(source: ObjectClient | KubeTransport): Configuration {
   const transport = source instanceof KubeTransport ? source : source.transport;
-  const httpApi = wrapHttpLibrary({
+  const api = clientNode();
+  const httpApi = api.wrapHttpLibrary({
     async send(request: RequestContext): Promise<ResponseContext> {
       const url = new URL(request.getUrl());
       const body = request.getBody();
@@ -57,14 +56,14 @@ export function keepAliveConfiguration(source: ObjectClient | KubeTransport): Co
       for (const [name, value] of Object.entries(res.headers)) {
         if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
       }
-      return new ResponseContext(res.statusCode ?? 0, responseHeaders, {
+      return new api.ResponseContext(res.statusCode ?? 0, responseHeaders, {
         binary: () => data,
         text: async () => (await data).toString('utf8'),
       });
     },
   });
-  return createConfiguration({
-    baseServer: new ServerConfiguration(transport.server.href.replace(/\/$/, ''), {}),
+  return api.createConfiguration({
+    baseServer: new api.ServerConfiguration(transport.server.href.replace(/\/$/, ''), {}),
     httpApi,
     authMethods: {
       default: {
@@ -94,12 +93,12 @@ export function makeKeepAliveApiClient<T>(
  * @category Kubernetes client
  */
 export function makeKeepAliveObjectApi(source: ObjectClient | KubeTransport): KubernetesObjectApi {
-  return new KeepAliveObjectApi(keepAliveConfiguration(source), source.kubeConfig);
+  const api = new (clientNode().KubernetesObjectApi)(keepAliveConfiguration(source));
+  setDefaultNamespace(api, source.kubeConfig);
+  return api;
 }
 
-class KeepAliveObjectApi extends KubernetesObjectApi {
-  constructor(configuration: Configuration, kc: KubeConfig) {
-    super(configuration);
-    this.setDefaultNamespace(kc);
-  }
+/** `KubernetesObjectApi.setDefaultNamespace` is protected: the kubeconfig context's namespace, set from outside. */
+function setDefaultNamespace(api: KubernetesObjectApi, kc: KubeConfig): void {
+  (api as unknown as { setDefaultNamespace(kc: KubeConfig): void }).setDefaultNamespace(kc);
 }

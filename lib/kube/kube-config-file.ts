@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from './client-node.js';
 import { KubeConfigLoadError } from './kube-config-load-error.js';
 
 /**
@@ -22,7 +23,7 @@ export function readKubeConfigFile(file: string, source: string): KubeConfig {
     throw new KubeConfigLoadError(file, problem, source, { cause: e });
   }
   if (text.trim() === '') throw new KubeConfigLoadError(file, 'is empty', source);
-  const kc = new KubeConfig();
+  const kc = new (clientNode().KubeConfig)();
   try {
     kc.loadFromFile(file); // as client-node: relative certificate paths resolve against the file's directory
   } catch (e) {

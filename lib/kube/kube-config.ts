@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from './client-node.js';
 import { readKubeConfigFile } from './kube-config-file.js';
 import { recordKubeconfigExtras } from './kubeconfig-extras.js';
 import { KubeConfigLoadError } from './kube-config-load-error.js';
@@ -61,7 +62,7 @@ function checkUsable(kc: KubeConfig, file: string, source: string): KubeConfig {
  * @category Kubernetes client
  */
 export function loadKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = new (clientNode().KubeConfig)();
   const fromEnv = env.KUBECONFIG;
   if (fromEnv !== undefined && fromEnv !== '') {
     // As kubectl: a list of files, merged, the first file's current-context winning; missing ones skipped.

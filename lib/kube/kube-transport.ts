@@ -1,11 +1,19 @@
 import { createHash } from 'node:crypto';
 import http, { type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { bufferFromFileOrString, type KubeConfig } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ApiError, connectionError } from './api-error.js';
 import { KubeCredentials, type Credential } from './kube-credentials.js';
+
+/** The contents of a kubeconfig `file` field, else its base64 `-data` field decoded, else null. */
+function bufferFromFileOrString(file?: string | null, data?: string | null): Buffer | null {
+  if (file) return readFileSync(file);
+  if (data) return Buffer.from(data, 'base64');
+  return null;
+}
 
 function certificateId(cert: string | Buffer): string {
   return createHash('sha256').update(cert).digest('hex').slice(0, 16);

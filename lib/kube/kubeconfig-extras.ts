@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { KubeConfig, loadYaml } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from './client-node.js';
 
 /**
  * The kubeconfig user fields client-node 1.x reads once or not at all: `token-file` (client-node reads it
@@ -32,7 +33,7 @@ function strings(value: unknown): string[] | undefined {
 export function recordKubeconfigExtras(kc: KubeConfig, yaml: string, baseDir?: string): void {
   let doc: unknown;
   try {
-    doc = loadYaml(yaml);
+    doc = clientNode().loadYaml(yaml);
   } catch {
     return; // client-node reports the YAML error itself
   }
@@ -62,7 +63,7 @@ export function recordKubeconfigExtras(kc: KubeConfig, yaml: string, baseDir?: s
 
 /** Loads a kubeconfig from YAML, keeping the fields client-node drops (see {@link KubeconfigUserExtras}). */
 export function kubeConfigFromYaml(yaml: string): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = new (clientNode().KubeConfig)();
   kc.loadFromString(yaml);
   recordKubeconfigExtras(kc, yaml);
   return kc;
@@ -70,7 +71,7 @@ export function kubeConfigFromYaml(yaml: string): KubeConfig {
 
 /** Loads a kubeconfig file, keeping the fields client-node drops (see {@link KubeconfigUserExtras}). */
 export function kubeConfigFromFile(path: string): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = new (clientNode().KubeConfig)();
   kc.loadFromFile(path);
   recordKubeconfigExtras(kc, readFileSync(path, 'utf8'), dirname(path));
   return kc;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { V1ObjectMeta, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { abortableSleep } from '../util/abortable-sleep.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-error.js';
@@ -101,10 +101,7 @@ function isAborted(signal: AbortSignal): boolean {
 }
 
 function leaseMetadata(name: string, namespace: string): V1ObjectMeta {
-  const metadata = new V1ObjectMeta();
-  metadata.name = name;
-  metadata.namespace = namespace;
-  return metadata;
+  return { name, namespace };
 }
 
 /** Kubernetes MicroTime: RFC 3339 with 6 fractional digits. */

@@ -1,4 +1,5 @@
-import { Gauge, type Registry } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
+import { promClient } from '../util/prom-client.js';
 
 /**
  * `leader_election_master_status{name}`: 1 while this process holds the lease `name`, else 0 — client-go's
@@ -21,7 +22,7 @@ export class LeaderElectionMetrics {
   }
 
   private constructor(registry: Registry) {
-    this.masterStatus = new Gauge({
+    this.masterStatus = new (promClient().Gauge)({
       name: 'leader_election_master_status',
       help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
       labelNames: ['name'],

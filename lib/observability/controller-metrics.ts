@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { promClient } from '../util/prom-client.js';
 import { onCollect } from './collect-hook.js';
 import { HistogramBuffer } from './histogram-buffer.js';
 
@@ -238,8 +239,8 @@ export function counter<L extends string>(
   labelNames: L[],
 ): Counter<L> {
   const existing = registry.getSingleMetric(name);
-  if (existing instanceof Counter) return existing;
-  return new Counter<L>({ name, help, labelNames, registers: [registry] });
+  if (existing instanceof promClient().Counter) return existing;
+  return new (promClient().Counter)<L>({ name, help, labelNames, registers: [registry] });
 }
 
 export function gauge<L extends string>(
@@ -249,8 +250,8 @@ export function gauge<L extends string>(
   labelNames: L[],
 ): Gauge<L> {
   const existing = registry.getSingleMetric(name);
-  if (existing instanceof Gauge) return existing;
-  return new Gauge<L>({ name, help, labelNames, registers: [registry] });
+  if (existing instanceof promClient().Gauge) return existing;
+  return new (promClient().Gauge)<L>({ name, help, labelNames, registers: [registry] });
 }
 
 export function histogram<L extends string>(
@@ -261,8 +262,14 @@ export function histogram<L extends string>(
   buckets: readonly number[],
 ): Histogram<L> {
   const existing = registry.getSingleMetric(name);
-  if (existing instanceof Histogram) return existing;
-  return new Histogram<L>({ name, help, labelNames, buckets: [...buckets], registers: [registry] });
+  if (existing instanceof promClient().Histogram) return existing;
+  return new (promClient().Histogram)<L>({
+    name,
+    help,
+    labelNames,
+    buckets: [...buckets],
+    registers: [registry],
+  });
 }
 
 /**

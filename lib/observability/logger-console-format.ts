@@ -1,4 +1,5 @@
-import winston from 'winston';
+import type winston from 'winston';
+import { winstonModule } from '../util/winston.js';
 
 /**
  * The two line formats of `createLogger`: JSON objects for machines, aligned text for people.
@@ -39,7 +40,7 @@ function valueText(v: unknown): string {
  * Runs after `serialiseErrors`, so errors arrive as `{ name, message, stack }`.
  */
 export function consoleFormat(colour: boolean): winston.Logform.Format {
-  return winston.format.printf((info) => {
+  return winstonModule().format.printf((info) => {
     const { level, message, timestamp, ...meta } = info as Record<string, unknown> & { level: string };
     const time = typeof timestamp === 'string' ? timestamp.slice(11, 23) : '';
     const label = level.toUpperCase().padEnd(5);

@@ -1,4 +1,5 @@
-import winston from 'winston';
+import type winston from 'winston';
+import { winstonModule } from '../util/winston.js';
 
 /** How deep nested causes of a logged error are written. */
 const MAX_CAUSE_DEPTH = 5;
@@ -38,9 +39,11 @@ export function serialiseError(err: Error, depth = 0): SerialisedError {
  * Winston format replacing every top-level `Error` value in a line's meta by {@link serialiseError}
  * (JSON.stringify would otherwise write `{}`).
  */
-export const serialiseErrors = winston.format((info) => {
-  for (const [key, value] of Object.entries(info)) {
-    if (value instanceof Error) info[key] = serialiseError(value);
-  }
-  return info;
-});
+export function serialiseErrors(): winston.Logform.Format {
+  return winstonModule().format((info) => {
+    for (const [key, value] of Object.entries(info)) {
+      if (value instanceof Error) info[key] = serialiseError(value);
+    }
+    return info;
+  })();
+}

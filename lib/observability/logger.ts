@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
-import winston from 'winston';
+import type winston from 'winston';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { consoleFormat, LOG_FORMAT_ENV, LOG_FORMATS, type LogFormat } from './logger-console-format.js';
 import { serialiseErrors } from './logger-serialise-errors.js';
+import { winstonModule } from '../util/winston.js';
 
 /**
  * The log levels reconcilekit writes, most verbose first.
@@ -159,6 +160,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   }
   const stream = options.stream ?? process.stdout;
   const format = resolveFormat(options, stream);
+  const winston = winstonModule();
   const inner = winston.createLogger({
     level,
     levels: { error: 0, warn: 1, info: 2, debug: 3 },

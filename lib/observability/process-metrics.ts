@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
+import type { Metric, Registry } from 'prom-client';
+import { promClient } from '../util/prom-client.js';
 
 /**
  * prom-client's default process metrics (`process_cpu_seconds_total`, `process_resident_memory_bytes`,
@@ -13,8 +14,8 @@ let shared: Registry | undefined;
  */
 export function addProcessMetrics(registry: Registry): void {
   if (shared === undefined) {
-    shared = new Registry();
-    collectDefaultMetrics({ register: shared });
+    shared = new (promClient().Registry)();
+    promClient().collectDefaultMetrics({ register: shared });
   }
   if (registry === shared) return;
   for (const metric of shared.getMetricsAsArray()) {

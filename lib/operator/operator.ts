@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { addProcessMetrics } from '../observability/process-metrics.js';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { errorMessage } from '../errors/error-message.js';
 import { MemberStartError, StartTimeoutError } from '../errors/member-start-error.js';

@@ -1,4 +1,4 @@
-import { dumpYaml } from '@kubernetes/client-node';
+import { clientNode } from '../kube/client-node.js';
 import type { Plan, PlannedObject, PlannedPart } from './plan.js';
 
 /** Lines of context around each change in a hunk (as `diff -u`). */
@@ -32,7 +32,7 @@ function yamlOf(value: unknown): string[] {
     }
     shown = copy;
   }
-  const text = dumpYaml(shown, { sortKeys: true, noRefs: true, lineWidth: -1 });
+  const text = clientNode().dumpYaml(shown, { sortKeys: true, noRefs: true, lineWidth: -1 });
   return text.replace(/\n$/, '').split('\n');
 }
 

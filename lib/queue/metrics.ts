@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, exponentialBuckets, type Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { promClient } from '../util/prom-client.js';
 
 /** The live numbers a queue exposes to its unfinished-work gauges at scrape time. */
 export interface QueueProbe {
@@ -47,10 +48,10 @@ export class WorkQueueMetrics {
   private constructor(registry: Registry) {
     const labelNames = ['name', 'controller'] as const;
     const registers = [registry];
-    const buckets = exponentialBuckets(1e-8, 10, 12);
+    const buckets = promClient().exponentialBuckets(1e-8, 10, 12);
     this.durationBuckets = Object.freeze([...buckets]);
     const probes = this.probes;
-    this.depth = new Gauge({
+    this.depth = new (promClient().Gauge)({
       name: 'workqueue_depth',
       help: 'Current depth of workqueue',
       labelNames,
@@ -59,7 +60,7 @@ export class WorkQueueMetrics {
         for (const probe of probes) flushDepth(this, probe);
       },
     });
-    this.adds = new Counter({
+    this.adds = new (promClient().Counter)({
       name: 'workqueue_adds_total',
       help: 'Total number of adds handled by workqueue',
       labelNames,
@@ -68,7 +69,7 @@ export class WorkQueueMetrics {
         for (const probe of probes) flushAdds(this, probe);
       },
     });
-    this.queueDuration = new Histogram({
+    this.queueDuration = new (promClient().Histogram)({
       name: 'workqueue_queue_duration_seconds',
       help: 'How long in seconds an item stays in workqueue before being requested',
       labelNames,
@@ -78,7 +79,7 @@ export class WorkQueueMetrics {
         for (const probe of probes) probe.flushDurations?.();
       },
     });
-    this.workDuration = new Histogram({
+    this.workDuration = new (promClient().Histogram)({
       name: 'workqueue_work_duration_seconds',
       help: 'How long in seconds processing an item from workqueue takes',
       labelNames,
@@ -88,13 +89,13 @@ export class WorkQueueMetrics {
         for (const probe of probes) probe.flushDurations?.();
       },
     });
-    this.retries = new Counter({
+    this.retries = new (promClient().Counter)({
       name: 'workqueue_retries_total',
       help: 'Total number of retries handled by workqueue',
       labelNames,
       registers,
     });
-    this.unfinishedWork = new Gauge({
+    this.unfinishedWork = new (promClient().Gauge)({
       name: 'workqueue_unfinished_work_seconds',
       help:
         'How many seconds of work has been done that is in progress and has not been observed by ' +
@@ -110,7 +111,7 @@ export class WorkQueueMetrics {
         }
       },
     });
-    this.longestRunning = new Gauge({
+    this.longestRunning = new (promClient().Gauge)({
       name: 'workqueue_longest_running_processor_seconds',
       help: 'How many seconds has the longest running processor for workqueue been running.',
       labelNames,

@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
+import { promClient } from '../util/prom-client.js';
 
 /**
  * Watch event types counted by `reconcilekit_watch_events_total`.
@@ -37,31 +38,31 @@ export class WatcherMetrics {
 
   private constructor(registry: Registry) {
     const registers = [registry];
-    this.restarts = new Counter({
+    this.restarts = new (promClient().Counter)({
       name: 'reconcilekit_watch_restarts_total',
       help: 'Watches re-opened after an error (connection refused, HTTP error, broken stream)',
       labelNames: ['resource'],
       registers,
     });
-    this.relists = new Counter({
+    this.relists = new (promClient().Counter)({
       name: 'reconcilekit_watch_relists_total',
       help: 'Full lists of a watched resource: the initial list and every relist after 410 Gone',
       labelNames: ['resource'],
       registers,
     });
-    this.events = new Counter({
+    this.events = new (promClient().Counter)({
       name: 'reconcilekit_watch_events_total',
       help: 'Watch events received, by type',
       labelNames: ['resource', 'type'],
       registers,
     });
-    this.objects = new Gauge({
+    this.objects = new (promClient().Gauge)({
       name: 'reconcilekit_watch_cached_objects',
       help: 'Objects in the watch cache',
       labelNames: ['resource'],
       registers,
     });
-    this.synced = new Gauge({
+    this.synced = new (promClient().Gauge)({
       name: 'reconcilekit_watch_synced',
       help: '1 once the first list of the resource is in the cache',
       labelNames: ['resource'],

@@ -1,5 +1,6 @@
 import { isList } from '../../../util/is-list.js';
-import { Counter, Histogram, Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { promClient } from '../../../util/prom-client.js';
 import { InvalidConfigError } from '../../../errors/invalid-config-error.js';
 import type { Resource } from '../resource.js';
 import { decorateResource, type OperationDecorator } from './decorate-resource.js';
@@ -38,13 +39,13 @@ const LABELS = ['resource', 'operation'] as const;
 
 function counterIn(registry: Registry): Counter<(typeof LABELS)[number]> {
   const existing = registry.getSingleMetric(RESOURCE_OPERATION_TOTAL);
-  if (existing instanceof Counter) return existing;
+  if (existing instanceof promClient().Counter) return existing;
   if (existing !== undefined) {
     throw new InvalidConfigError(
       `registry already holds ${RESOURCE_OPERATION_TOTAL}, and it is not a Counter`,
     );
   }
-  return new Counter({
+  return new (promClient().Counter)({
     name: RESOURCE_OPERATION_TOTAL,
     help: 'Calls of resource operations (CRUD steps or ensure calls), failed ones included.',
     labelNames: LABELS,
@@ -54,13 +55,13 @@ function counterIn(registry: Registry): Counter<(typeof LABELS)[number]> {
 
 function histogramIn(registry: Registry, buckets: readonly number[]): Histogram<(typeof LABELS)[number]> {
   const existing = registry.getSingleMetric(RESOURCE_OPERATION_DURATION_SECONDS);
-  if (existing instanceof Histogram) return existing;
+  if (existing instanceof promClient().Histogram) return existing;
   if (existing !== undefined) {
     throw new InvalidConfigError(
       `registry already holds ${RESOURCE_OPERATION_DURATION_SECONDS}, and it is not a Histogram`,
     );
   }
-  return new Histogram({
+  return new (promClient().Histogram)({
     name: RESOURCE_OPERATION_DURATION_SECONDS,
     help: 'Duration of resource operations (CRUD steps or ensure calls) in seconds, retries included when wrapped after retry.',
     labelNames: LABELS,
@@ -93,10 +94,10 @@ export function wrapWithMetrics<Obj>(
   options: MetricsOptions = {},
 ): Resource<Obj>[] {
   if (!isList(resources)) throw new InvalidConfigError('resources must be an array of Resource');
-  if (options.registry !== undefined && !(options.registry instanceof Registry)) {
+  if (options.registry !== undefined && !(options.registry instanceof promClient().Registry)) {
     throw new InvalidConfigError('options.registry must be a prom-client Registry');
   }
-  const registry = options.registry ?? new Registry();
+  const registry = options.registry ?? new (promClient().Registry)();
   const counter = counterIn(registry);
   const histogram = histogramIn(registry, options.buckets ?? DEFAULT_OPERATION_DURATION_BUCKETS);
   const around: OperationDecorator = async (_ctx, resourceName, operation, call) => {
