@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
-import { LineCounter, parseDocument, visit, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { yamlModule } from '../util/yaml.js';
 import { checkOperatorSpec } from './check-controller-spec.js';
 import { DeclarativeSpecError } from './declarative-spec-error.js';
 import { MAX_SPEC_ALIAS_COUNT, MAX_SPEC_BYTES, type OperatorSpec } from './operator-spec.js';
@@ -38,8 +39,8 @@ export function parseOperatorSpec(text: string, source = 'spec'): OperatorSpec {
 /** One YAML document as plain data; syntax errors, recursive aliases and alias bombs are located spec errors. */
 function readYaml(text: string, source: string): unknown {
   // merge: `<<: *base` keys, as js-yaml (and kubectl) read them.
-  const lines = new LineCounter();
-  const document = parseDocument(text, { merge: true, prettyErrors: true, lineCounter: lines });
+  const lines = new (yamlModule().LineCounter)();
+  const document = yamlModule().parseDocument(text, { merge: true, prettyErrors: true, lineCounter: lines });
   const syntax = document.errors[0];
   if (syntax !== undefined) {
     const at = syntax.linePos?.[0];
@@ -71,6 +72,7 @@ function readYaml(text: string, source: string): unknown {
 /** The first alias that sits inside the node its anchor names (which would read as an endless tree). */
 function recursiveAlias(document: Document, lines: LineCounter): { name: string; where: string } | undefined {
   let found: { name: string; where: string } | undefined;
+  const { visit } = yamlModule();
   visit(document, {
     Alias(_key, node, path) {
       const target = node.resolve(document);
