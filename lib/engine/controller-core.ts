@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { ReconcileContext } from '../context/reconcile-context.js';
@@ -367,7 +368,13 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
 
   /** Informer drop-in: remembers `newObj` and enqueues its key (level-triggered: the latest wins). */
   updateFunc(key: string, newObj: Obj): void {
+    const old = this.objects.remembers(key);
     this.objects.remember(key, newObj);
+    // As on the watch path: a real change lifts a terminal failure and counts attempts afresh.
+    if (this.ledger.failing(key) && fedChange(old, newObj)) {
+      this.ledger.reset(key);
+      this.throttledUntil.delete(key);
+    }
     this.note(key, TRIGGERS.update);
     this.pool.add(key);
   }
@@ -825,4 +832,15 @@ function fenceOpen(fence: WriteFence): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `freshChange` for an object fed through `updateFunc`: hand-fed objects often carry no resourceVersion,
+ * and then any difference counts as a change.
+ */
+function fedChange(old: KubernetesObject | undefined, obj: KubernetesObject): boolean {
+  if (old?.metadata?.resourceVersion === undefined && obj.metadata?.resourceVersion === undefined) {
+    return !isDeepStrictEqual(old, obj);
+  }
+  return freshChange(old, obj);
 }

@@ -303,29 +303,23 @@ describe('ControllerCore with a scripted pass body (drop-in, fake time)', () => 
       expect(times(A)).toEqual([0]);
     });
 
-    // Engine bug: updateFunc remembers the new object and enqueues its key but does not consult the
-    // FailureLedger as the watch path does (a fresh change resets it), so after a TerminalError an object
-    // fed through updateFunc is never reconciled again, whatever changes.
-    it.fails(
-      'a terminally failed key runs again once a changed object arrives through updateFunc',
-      async () => {
-        let n = 0;
-        body.apply = () => {
-          n += 1;
-          if (n === 1) throw new TerminalError('invalid');
-          return undefined;
-        };
-        await start();
-        feed('a', '1');
-        await advance(1_000);
-        feed('a', '2');
-        await advance(1_000);
-        expect(body.of('apply', A).map((c) => c.version)).toEqual(['1', '2']);
-      },
-    );
+    // As on the watch path, a fresh change through updateFunc resets the FailureLedger.
+    it('a terminally failed key runs again once a changed object arrives through updateFunc', async () => {
+      let n = 0;
+      body.apply = () => {
+        n += 1;
+        if (n === 1) throw new TerminalError('invalid');
+        return undefined;
+      };
+      await start();
+      feed('a', '1');
+      await advance(1_000);
+      feed('a', '2');
+      await advance(1_000);
+      expect(body.of('apply', A).map((c) => c.version)).toEqual(['1', '2']);
+    });
 
-    // The same gap for attempts: a changed object through updateFunc keeps counting the old failures.
-    it.fails('a changed object through updateFunc starts again at attempt 0', async () => {
+    it('a changed object through updateFunc starts again at attempt 0', async () => {
       body.apply = () => {
         throw new Error('boom');
       };
