@@ -98,7 +98,7 @@ describe('installed into a fresh project', { timeout: 120_000 }, () => {
     });
   });
 
-  it('requires every entry point from CommonJS (Node ≥ 20.19 loads ESM through require)', async () => {
+  it('requires every entry point from CommonJS (Node ≥ 22.12 loads ESM through require)', async () => {
     const file = join(scratch, 'requires.cjs');
     writeFileSync(
       file,
