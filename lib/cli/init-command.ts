@@ -57,6 +57,7 @@ interface OwnPackage {
   version: string;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 }
 
 function ownPackage(): OwnPackage {
@@ -149,9 +150,9 @@ export function writeProject(options: InitOptions): string[] {
   const own = ownPackage();
   const deps: DependencyRanges = {
     reconcilekit: options.reconcilekitSpec ?? `^${own.version}`,
-    clientNode: own.dependencies['@kubernetes/client-node'] ?? '^1.4.0',
-    typescript: own.devDependencies['typescript'] ?? '^5.9.0',
-    typesNode: own.devDependencies['@types/node'] ?? '^20.19.0',
+    clientNode: own.peerDependencies?.['@kubernetes/client-node'] ?? '^2.0.1',
+    typescript: own.devDependencies['typescript'] ?? '^6.0.0',
+    typesNode: own.devDependencies['@types/node'] ?? '^22.19.0',
   };
   const written: string[] = [];
   for (const [path, content] of scaffoldFiles(options.names, deps, options.frontEnd)) {

@@ -59,6 +59,13 @@ export function keepAliveConfiguration(source: ObjectClient | KubeTransport): Co
       return new api.ResponseContext(res.statusCode ?? 0, responseHeaders, {
         binary: () => data,
         text: async () => (await data).toString('utf8'),
+        stream: () =>
+          new ReadableStream<Uint8Array>({
+            async start(controller) {
+              controller.enqueue(new Uint8Array(await data));
+              controller.close();
+            },
+          }),
       });
     },
   });

@@ -1,4 +1,4 @@
-// Measures the cost of one GET through client-node 1.4's default request path versus reconcilekit's shared
+// Measures the cost of one GET through client-node's default request path versus reconcilekit's shared
 // keep-alive agent, against the embedded API server, over plain HTTP and through a local TLS front.
 // Not a test: run by hand (see docs/http-client.md), e.g.
 //   npx tsc -p tsconfig.json --outDir /tmp/rk-measure && node /tmp/rk-measure/spec/kube/measure-get-latency.js
@@ -9,13 +9,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CoreV1Api,
-  KubeConfig,
-  ServerConfiguration,
-  createConfiguration,
-  type RequestContext,
-} from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startApiServer } from '../../lib/apiserver/index.js';
 import { makeKeepAliveApiClient } from '../../lib/kube/keep-alive-api.js';
 import { ObjectClient } from '../../lib/kube/object-client.js';
@@ -130,26 +124,6 @@ for (const [name, kc] of [
     defaultApi.readNamespacedConfigMap(args),
   );
   const client = new ObjectClient({ kubeConfig: kc });
-  // Isolate the cause: client-node's own path (node-fetch, middleware, kubeconfig auth per request) with
-  // only the per-request agent replaced by the shared keep-alive one.
-  const sharedAgent = await client.transport.agent();
-  const onlyAgentSwapped = new CoreV1Api(
-    createConfiguration({
-      baseServer: new ServerConfiguration(kc.getCurrentCluster()?.server ?? '', {}),
-      authMethods: {
-        default: {
-          getName: () => 'kubeconfig-shared-agent',
-          async applySecurityAuthentication(ctx: RequestContext) {
-            await kc.applySecurityAuthentication(ctx);
-            ctx.setAgent(sharedAgent);
-          },
-        },
-      },
-    }),
-  );
-  await time('client-node default path, only the agent shared', () =>
-    onlyAgentSwapped.readNamespacedConfigMap(args),
-  );
   const keepAliveApi = makeKeepAliveApiClient(client, CoreV1Api);
   await time('client-node API on the shared keep-alive agent', () =>
     keepAliveApi.readNamespacedConfigMap(args),

@@ -150,6 +150,50 @@ describe('installed into a fresh project', { timeout: 120_000 }, () => {
     },
   );
 
+  it("type-checks passing the consumer's own client-node KubeConfig (one copy of client-node, 2.x)", async () => {
+    // client-node is a peer dependency: the consumer's own install is the one reconcilekit uses, so its
+    // KubeConfig class (private members and all) is the type reconcilekit's options name.
+    const { stdout } = await run('npm', ['ls', '--all', '--parseable', '@kubernetes/client-node'], {
+      cwd: consumer,
+    });
+    const copies = stdout.split('\n').filter((l) => l.endsWith('@kubernetes/client-node'));
+    expect(copies).toHaveLength(1);
+    const installed = JSON.parse(readFileSync(join(copies[0]!, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(installed.version).toMatch(/^2\./);
+    const dir = join(scratch, 'own-kubeconfig');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+          skipLibCheck: true,
+        },
+        include: ['*.ts'],
+      }),
+    );
+    writeFileSync(
+      join(dir, 'own-kubeconfig.ts'),
+      [
+        `import { KubeConfig } from '@kubernetes/client-node';`,
+        `import { ObjectClient, Operator } from 'reconcilekit';`,
+        `const kubeConfig = new KubeConfig();`,
+        `export const client = new ObjectClient({ kubeConfig });`,
+        `export const operator = new Operator({ kubeConfig });`,
+        `// @ts-expect-error a plain object is not a KubeConfig`,
+        `export const bad = new ObjectClient({ kubeConfig: { clusters: [] } });`,
+      ].join('\n'),
+    );
+    await typeCheck(consumer, dir);
+  });
+
   it('runs `npx reconcilekit --help`', async () => {
     const { stdout } = await run('npx', ['--no-install', 'reconcilekit', '--help'], { cwd: scratch });
     expect(stdout).toMatch(/usage: reconcilekit <command>/);
