@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isLoopbackHost, startApiServer, type ApiServerOptions } from '../apiserver/index.js';
+import { unknownFlagMessage } from './suggest.js';
 
 /** Output streams and process hooks of a command; injected so tests can drive it. */
 export interface CommandIo {
@@ -138,7 +139,22 @@ export function parseApiServerArgs(
         parsed.options.dataFile = value;
         break;
       default:
-        throw new UsageError(`unknown flag "${flag}"`);
+        throw new UsageError(
+          unknownFlagMessage(flag, [
+            '--help',
+            '--tls',
+            '--client-certificates',
+            '--namespace-defaults',
+            '--deployment-status',
+            '--host',
+            '--port',
+            '--token',
+            '--token-file',
+            '--kubeconfig',
+            '--data',
+            '--insecure',
+          ]),
+        );
     }
   }
   // Over plain http client-go never sends the kubeconfig's bearer token, so every kubectl call would be

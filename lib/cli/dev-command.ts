@@ -11,6 +11,7 @@ import { readManifests } from '../testing/manifests.js';
 import type { CommandIo } from './apiserver-command.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
 import { randomToken } from '../util/random-token.js';
+import { unknownFlagMessage } from './suggest.js';
 
 /** Where `reconcilekit dev` writes the embedded server's kubeconfig, relative to the working directory. */
 export const DEV_KUBECONFIG_PATH = '.reconcilekit/kubeconfig';
@@ -72,7 +73,10 @@ export function parseDevArgs(
       port = Number(value);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new UsageError(`--port must be 0..65535, got "${value}"`);
-    } else throw new UsageError(`unknown flag "${flag}"`);
+    } else
+      throw new UsageError(
+        unknownFlagMessage(flag, ['--help', '--cluster', '--embedded', '--crds', '--port']),
+      );
   }
   if (entry === undefined) throw new UsageError('which entry point? e.g. reconcilekit dev dist/src/main.js');
   const absolute = resolve(cwd, entry);

@@ -22,6 +22,7 @@ import {
   testFile,
 } from './init/source-templates.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
+import { unknownFlagMessage } from './suggest.js';
 
 /** Kind, group and version of a project scaffolded without flags. */
 export const DEFAULT_INIT_KIND = 'Greeting';
@@ -100,7 +101,19 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
     else if (flag === '--api-version') values.version = value;
     else if (flag === '--name') name = value;
     else if (flag === '--reconcilekit') reconcilekitSpec = value;
-    else throw new UsageError(`unknown flag "${flag}"`);
+    else
+      throw new UsageError(
+        unknownFlagMessage(flag, [
+          '--help',
+          '--force',
+          '--controller',
+          '--kind',
+          '--group',
+          '--api-version',
+          '--name',
+          '--reconcilekit',
+        ]),
+      );
   }
   if (dir === undefined) throw new UsageError('which directory? e.g. reconcilekit init my-operator');
   const absolute = resolve(cwd, dir);

@@ -1,6 +1,8 @@
 // Each command is imported when it runs: `reconcilekit apiserver` loads the API server only, not the operator
 // engine and client the other commands need (half a second of module loading at every restart).
 
+import { closest } from './suggest.js';
+
 const USAGE = `usage: reconcilekit <command> [--help]
 
 commands:
@@ -59,6 +61,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       stop.dispose();
     }
   }
-  process.stderr.write(`reconcilekit: unknown command "${command}" (try "reconcilekit help")\n`);
+  const hint = closest(command, ['init', 'dev', 'plan', 'apiserver', 'run-spec', 'help']);
+  process.stderr.write(
+    `reconcilekit: unknown command "${command}"${hint === undefined ? '' : ` (did you mean ${hint}?)`} (try "reconcilekit help")\n`,
+  );
   return 2;
 }

@@ -12,6 +12,7 @@ import { apiServerHost, installHttpGuard, type GuardScope } from '../plan/http-g
 import { startDryRunProxy, type DryRunProxyThread, type RefusedWrite } from '../plan/dry-run-proxy.js';
 import { renderDiff } from '../plan/render-diff.js';
 import type { CommandIo } from './apiserver-command.js';
+import { unknownFlagMessage } from './suggest.js';
 
 type PlanIo = Pick<CommandIo, 'stdout' | 'stderr'>;
 
@@ -50,7 +51,12 @@ function parse(argv: readonly string[]): PlanArgs | string {
       out.output = o;
     } else if (arg === '--color') out.color = true;
     else if (arg === '--no-color') out.color = false;
-    else if (arg.startsWith('-')) return `unknown option "${arg}"`;
+    else if (arg.startsWith('-'))
+      return unknownFlagMessage(
+        arg,
+        ['--help', '--kubeconfig', '--namespace', '--selector', '--output', '--color', '--no-color'],
+        'option',
+      );
     else if (out.entry !== undefined) return `one entry module only, got "${out.entry}" and "${arg}"`;
     else out.entry = arg;
   }

@@ -9,6 +9,7 @@ import { sleep } from '../util/sleep.js';
 import type { CommandIo } from './apiserver-command.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
 import { randomToken } from '../util/random-token.js';
+import { unknownFlagMessage } from './suggest.js';
 
 /** Where `reconcilekit run-spec` writes the view server's kubeconfig, relative to the working directory. */
 export const VIEWS_KUBECONFIG_PATH = '.reconcilekit/views.kubeconfig';
@@ -57,7 +58,8 @@ export function parseRunSpecArgs(args: readonly string[], cwd = process.cwd()): 
     }
     const eq = arg.indexOf('=');
     const flag = eq >= 0 ? arg.slice(0, eq) : arg;
-    if (flag !== '--kubeconfig' && flag !== '--port') throw new UsageError(`unknown flag "${flag}"`);
+    if (flag !== '--kubeconfig' && flag !== '--port')
+      throw new UsageError(unknownFlagMessage(flag, ['--help', '--embedded', '--kubeconfig', '--port']));
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined || value === '') throw new UsageError(`${flag} needs a value`);
     if (flag === '--kubeconfig') kubeconfig = resolve(cwd, value);

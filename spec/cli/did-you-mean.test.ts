@@ -1,0 +1,54 @@
+// A misspelt flag or command names the nearest one, in every subcommand; a far-off one gets no guess.
+import { describe, expect, it } from 'vitest';
+import { parseApiServerArgs } from '../../lib/cli/apiserver-command.js';
+import { parseDevArgs } from '../../lib/cli/dev-command.js';
+import { parseInitArgs } from '../../lib/cli/init-command.js';
+import { main } from '../../lib/cli/main.js';
+import { runPlanCommand } from '../../lib/cli/plan-command.js';
+import { parseRunSpecArgs } from '../../lib/cli/run-spec-command.js';
+import { closest } from '../../lib/cli/suggest.js';
+
+describe('did you mean', () => {
+  it('finds a typo within two edits, and nothing for an unrelated word', () => {
+    expect(closest('--kubconfig', ['--port', '--kubeconfig'])).toBe('--kubeconfig');
+    expect(closest('--prot', ['--port', '--kubeconfig'])).toBe('--port');
+    expect(closest('--colour', ['--color', '--no-color'])).toBe('--color');
+    expect(closest('--zzzzzz', ['--port', '--kubeconfig'])).toBeUndefined();
+    expect(closest('x', ['y'])).toBeUndefined();
+  });
+
+  it('is in the usage error of apiserver, dev, init and run-spec', () => {
+    expect(() => parseApiServerArgs(['--prot', '1'], {})).toThrow(
+      'unknown flag "--prot" (did you mean --port?)',
+    );
+    expect(() => parseDevArgs(['x.js', '--crd', 'a.yaml'])).toThrow(
+      'unknown flag "--crd" (did you mean --crds?)',
+    );
+    expect(() => parseInitArgs(['x', '--knid', 'Foo'])).toThrow(
+      'unknown flag "--knid" (did you mean --kind?)',
+    );
+    expect(() => parseRunSpecArgs(['a.yaml', '--kubconfig', 'k'])).toThrow(
+      'unknown flag "--kubconfig" (did you mean --kubeconfig?)',
+    );
+    expect(() => parseInitArgs(['x', '--colour', 'red'])).toThrow(/^unknown flag "--colour"$/);
+  });
+
+  it('is in plan (exit 1, usage) and for an unknown command (exit 2)', async () => {
+    const err: string[] = [];
+    const io = { stdout: () => undefined, stderr: (t: string) => err.push(t) };
+    expect(await runPlanCommand(['x.js', '--ouptut', 'json'], io as never)).toBe(1);
+    expect(err.join('')).toContain('unknown option "--ouptut" (did you mean --output?)');
+    const write = process.stderr.write.bind(process.stderr);
+    let said = '';
+    process.stderr.write = ((t: string) => {
+      said += t;
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      expect(await main(['palnn'])).toBe(2);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(said).toContain('unknown command "palnn" (did you mean plan?)');
+  });
+});
