@@ -3,7 +3,16 @@
 // `fragment`. Getting started is also run: its test passes under `node --test`, and its main script
 // reconciles a Greeting on an embedded API server and exits 0 on SIGTERM.
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
@@ -11,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer } from '../../lib/apiserver/index.js';
 import { ObjectClient } from '../../lib/kube/object-client.js';
 import { installCrds, readManifests, waitFor } from '../../lib/testing/index.js';
-import { consumerProject, ROOT, typeCheck } from './support/packed.js';
+import { consumerProject, packedTarball, ROOT, typeCheck } from './support/packed.js';
 
 const run = promisify(execFile);
 
@@ -125,6 +134,54 @@ describe('code blocks of README.md and docs/', () => {
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     await typeCheck(consumer, scratch);
   }, 120_000);
+
+  it('getting started runs literally: sections 0-4 in order in a fresh directory, then `npm test`', async () => {
+    // The page as one shell script: its sh blocks verbatim (the tarball path put in), each file block
+    // written where it stands, so a step that undoes an earlier one (a package.json written after the
+    // installs) fails here as it would for a reader.
+    const markdown = readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8');
+    const untilRun = markdown.slice(0, markdown.indexOf('\n## 5.'));
+    const tarball = await packedTarball();
+    const script = ['set -euo pipefail'];
+    for (const b of extractBlocks('docs/getting-started.md', untilRun)) {
+      if (b.lang === 'sh') script.push(b.body.replaceAll('/path/to/reconcilekit-0.1.0.tgz', tarball));
+      else if (b.file !== undefined && !b.fragment)
+        script.push(
+          `mkdir -p "$(dirname '${b.file}')"`,
+          `cat > '${b.file}' <<'DOC_FILE_END'\n${b.body}DOC_FILE_END`,
+        );
+    }
+    expect(script.join('\n')).toContain('npm install --save-dev typescript @types/node');
+    script.push('npm test');
+    const fresh = mkdtempSync(join(tmpdir(), 'reconcilekit-getting-started-'));
+    try {
+      const { stdout } = await run('bash', ['-c', script.join('\n')], {
+        cwd: fresh,
+        timeout: 400_000,
+        maxBuffer: 16 * 1024 * 1024,
+        env: {
+          ...process.env,
+          npm_config_prefer_offline: 'true',
+          npm_config_audit: 'false',
+          npm_config_fund: 'false',
+        },
+      }).catch((e: unknown) => {
+        const out = e as { stdout?: string; stderr?: string };
+        throw new Error(`getting started, run literally, failed:\n${out.stdout ?? ''}${out.stderr ?? ''}`, {
+          cause: e,
+        });
+      });
+      expect(stdout).toMatch(/(?:#|ℹ) pass 1\b/);
+      const pkg = JSON.parse(readFileSync(join(fresh, 'greeting-operator/package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+        devDependencies?: Record<string, string>;
+      };
+      expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual(['@kubernetes/client-node', 'reconcilekit']);
+      expect(Object.keys(pkg.devDependencies ?? {}).sort()).toEqual(['@types/node', 'typescript']);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  }, 420_000);
 
   it('getting started compiles, its test passes, its operator reconciles and drains on SIGTERM', async () => {
     const { dir, checked } = writePage('docs/getting-started.md');
