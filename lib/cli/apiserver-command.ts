@@ -152,7 +152,6 @@ export function parseApiServerArgs(
             '--token-file',
             '--kubeconfig',
             '--data',
-            '--insecure',
           ]),
         );
     }
