@@ -36,14 +36,14 @@ describe('did you mean', () => {
   it('is in plan (exit 1, usage) and for an unknown command (exit 2)', async () => {
     const err: string[] = [];
     const io = { stdout: () => undefined, stderr: (t: string) => err.push(t) };
-    expect(await runPlanCommand(['x.js', '--ouptut', 'json'], io as never)).toBe(1);
+    expect(await runPlanCommand(['x.js', '--ouptut', 'json'], io)).toBe(1);
     expect(err.join('')).toContain('unknown option "--ouptut" (did you mean --output?)');
     const write = process.stderr.write.bind(process.stderr);
     let said = '';
-    process.stderr.write = ((t: string) => {
+    process.stderr.write = (t: string) => {
       said += t;
       return true;
-    }) as typeof process.stderr.write;
+    };
     try {
       expect(await main(['palnn'])).toBe(2);
     } finally {
