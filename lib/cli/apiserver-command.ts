@@ -152,6 +152,7 @@ export function parseApiServerArgs(
             '--token-file',
             '--kubeconfig',
             '--data',
+            '--insecure',
           ]),
         );
     }
