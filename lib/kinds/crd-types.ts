@@ -1,61 +1,18 @@
+import type { JSONSchemaProps, ValidationRule } from '../apiserver/index.js';
+
 /**
  * The OpenAPI v3 subset a CustomResourceDefinition's `openAPIV3Schema` holds, in wire form (the field
- * names kube-apiserver reads, `x-kubernetes-*` included).
+ * names kube-apiserver reads, `x-kubernetes-*` included): the embedded API server's own declaration.
  * @category Kinds
  */
-export interface CrdSchema {
-  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
-  description?: string;
-  title?: string;
-  format?: string;
-  properties?: Record<string, CrdSchema>;
-  required?: string[];
-  items?: CrdSchema;
-  additionalProperties?: CrdSchema | true;
-  enum?: unknown[];
-  default?: unknown;
-  example?: unknown;
-  nullable?: boolean;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: boolean;
-  exclusiveMaximum?: boolean;
-  multipleOf?: number;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  minItems?: number;
-  maxItems?: number;
-  minProperties?: number;
-  maxProperties?: number;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-embedded-resource'?: boolean;
-  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
-  'x-kubernetes-list-map-keys'?: string[];
-  'x-kubernetes-map-type'?: 'atomic' | 'granular';
-  'x-kubernetes-validations'?: CelRule[];
-}
+export type CrdSchema = JSONSchemaProps;
 
 /**
  * One CEL validation rule (`x-kubernetes-validations` entry): `rule` must evaluate to true for the value
  * it sits on (`self`; `oldSelf` on update).
  * @category Kinds
  */
-export interface CelRule {
-  /** The CEL expression, e.g. `self.minReplicas <= self.maxReplicas`. */
-  rule: string;
-  /** Message shown when the rule fails. Default: `failed rule: <rule>`. */
-  message?: string;
-  /** A CEL expression producing the message (wins over `message`). */
-  messageExpression?: string;
-  /** `FieldValueInvalid` (default), `FieldValueForbidden`, `FieldValueRequired` or `FieldValueDuplicate`. */
-  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
-  /** Path, relative to the value, the failure is reported at (`.spec.replicas`). */
-  fieldPath?: string;
-  /** Run a transition rule on create too, with `oldSelf` an optional. */
-  optionalOldSelf?: boolean;
-}
+export type CelRule = ValidationRule;
 
 /**
  * One `kubectl get` column (`additionalPrinterColumns` entry).

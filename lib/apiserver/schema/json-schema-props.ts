@@ -1,7 +1,14 @@
-/** The OpenAPI v3 subset CRDs use in `spec.versions[].schema.openAPIV3Schema`. */
+/**
+ * The OpenAPI v3 subset CRDs use in `spec.versions[].schema.openAPIV3Schema`, in wire form (the field names
+ * kube-apiserver reads, `x-kubernetes-*` included). The one declaration of it: the server validates with it
+ * and kinds (`CrdSchema`) generate it.
+ */
 export interface JSONSchemaProps {
+  /** `object`, `array`, `string`, `integer`, `number` or `boolean` (wire data may hold anything: checked). */
   type?: string;
   description?: string;
+  title?: string;
+  example?: unknown;
   properties?: Record<string, JSONSchemaProps>;
   items?: JSONSchemaProps;
   required?: string[];
@@ -36,12 +43,18 @@ export interface JSONSchemaProps {
   'x-kubernetes-validations'?: ValidationRule[];
 }
 
-/** One `x-kubernetes-validations` entry: a CEL rule and how its failure is reported. */
+/**
+ * One CEL validation rule (`x-kubernetes-validations` entry): `rule` must evaluate to true for the value it
+ * sits on (`self`; `oldSelf` on update), and how its failure is reported.
+ */
 export interface ValidationRule {
+  /** The CEL expression, e.g. `self.minReplicas <= self.maxReplicas`. */
   rule: string;
+  /** Message shown when the rule fails. Default: `failed rule: <rule>`. */
   message?: string;
+  /** A CEL expression producing the message (wins over `message`). */
   messageExpression?: string;
-  /** FieldValueInvalid (default), FieldValueForbidden, FieldValueRequired or FieldValueDuplicate. */
+  /** `FieldValueInvalid` (default), `FieldValueForbidden`, `FieldValueRequired` or `FieldValueDuplicate`. */
   reason?: string;
   /** JSONPath-like path, relative to the rule's node, the failure is reported at (`.spec.x`, `['a.b']`). */
   fieldPath?: string;
