@@ -2,6 +2,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { isNotFound } from '../kube/api-error.js';
 import type { KubeRequest } from '../kube/kube-transport.js';
 import type { ObjectClient } from '../kube/object-client.js';
+import { readOnlyTransport } from './planning-client.js';
+import { currentScope } from './http-guard.js';
 
 /**
  * One write a planned pass made, as the API server answered it with `dryRun=All`: the object before
@@ -36,6 +38,11 @@ export function dryRunClient(client: ObjectClient, record: (write: DryRunWrite) 
   const real = client.transport;
   const transport = new Proxy(real, {
     get(target, prop, receiver) {
+      if (prop === 'open') {
+        // A raw response stream (watches): a write through it would skip dryRun, so only GET opens.
+        const guarded = readOnlyTransport(target, false, (what) => currentScope()?.refused.push(what));
+        return guarded.open.bind(guarded);
+      }
       if (prop !== 'request') {
         const value: unknown = Reflect.get(target, prop, receiver);
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;

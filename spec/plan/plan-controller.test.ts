@@ -17,6 +17,7 @@ import {
   type ReconcileContext,
 } from 'reconcilekit';
 import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
+import { NotPlannableError, planningClient } from '../../lib/plan/planning-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 type Greeting = KubernetesObject & { spec: { message: string } };
@@ -257,6 +258,44 @@ describe('plan: reconcile-function controllers', () => {
       body: { metadata: { name: 'after-plan' }, data: {} },
     });
     await env.client.delete({ ...cmRef, namespace: ns, name: 'after-plan' });
+  }, 60_000);
+
+  it("refuses, with NotPlannableError before anything is sent, a write through the plan client's transport (open, or request on the planning client); a read through it still works", async () => {
+    const before = await versions(greetingRef, cmRef);
+    const body = (name: string): object => ({ ...cmRef, metadata: { name, namespace: ns }, data: {} });
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const raw = new Controller<Greeting>({
+      name: 'raw',
+      kubeConfig: env.kubeConfig,
+      resource: { ...greetingRef, namespace: ns },
+      finalizer: false,
+      logger: silentLogger(),
+      reconciler: async (ctx, { object }) => {
+        if (object.metadata?.name !== 'g4') return;
+        const client = ctx.get(clientKey)!;
+        await client.transport.request({ method: 'GET', path });
+        await client.transport.open({ method: 'POST', path, body: body('raw-g4') });
+      },
+    });
+    const result = await plan(raw);
+    const g4 = result.objects.find((o) => o.name === 'g4');
+    expect(g4?.resources).toEqual([
+      {
+        resource: `POST ${path}`,
+        path: 'update',
+        parts: [],
+        notPlannable: 'the reconciler wrote outside the planning client (refused, nothing was sent)',
+      },
+    ]);
+    expect(result.errors).toBe(1);
+    const planning = planningClient(env.client);
+    await expect(
+      planning.transport.request({ method: 'POST', path, body: body('raw-planning') }),
+    ).rejects.toThrow(NotPlannableError);
+    await expect(planning.transport.request({ method: 'GET', path })).resolves.toMatchObject({
+      kind: 'ConfigMapList',
+    });
+    expect(await versions(greetingRef, cmRef)).toEqual(before);
   }, 60_000);
 
   it("plans a phase reconciler's child and its status write as dry-run updates", async () => {
