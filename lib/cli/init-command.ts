@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crdFile, deploymentFile, namespaceFile, rbacFile } from './init/deploy-templates.js';
+import { deploymentFile, namespaceFile } from './init/deploy-templates.js';
+import { scaffoldManifests } from './init/scaffold-manifests.js';
 import {
   dockerfile,
   dockerignoreFile,
@@ -17,6 +18,7 @@ import {
   crudResourceFile,
   kindTypeFile,
   mainFile,
+  manifestsTestFile,
   operatorFile,
   reconcilerFile,
   testFile,
@@ -148,10 +150,10 @@ export function scaffoldFiles(
     ...logic,
     ['src/main.ts', mainFile(names, frontEnd)],
     ['test/operator.test.ts', testFile(names, frontEnd)],
-    ['deploy/crd.yaml', crdFile(names)],
+    ['test/manifests.test.ts', manifestsTestFile(names)],
     ['deploy/namespace.yaml', namespaceFile(names)],
-    ['deploy/rbac.yaml', rbacFile(names, frontEnd)],
     ['deploy/operator.yaml', deploymentFile(names)],
+    ...scaffoldManifests(names, frontEnd),
   ]);
 }
 

@@ -28,13 +28,15 @@ async function ensureBuilt(): Promise<void> {
 }
 
 describe('reconcilekit init', () => {
-  it('scaffolds a project whose own `npm test` passes against the packed package', async () => {
+  it('scaffolds a project whose own `npm test` (the operator, deploy/ up to date) passes against the packed package', async () => {
     const { stdout } = await run('npm', ['test', '--silent'], { cwd: project, timeout: 120_000 });
-    expect(stdout).toMatch(/(?:#|ℹ) pass 1\b/);
+    expect(stdout).toMatch(/(?:#|ℹ) pass 2\b/);
     expect(stdout).toMatch(/(?:#|ℹ) fail 0\b/);
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     expect(pkg.type).toBe('module');
-    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['build', 'test', 'start', 'dev']));
+    expect(Object.keys(pkg.scripts)).toEqual(
+      expect.arrayContaining(['build', 'test', 'start', 'dev', 'generate']),
+    );
   }, 150_000);
 
   it('scaffolds a reconcile-function (Controller) project with --controller whose own test passes', async () => {

@@ -1,5 +1,6 @@
 // package.json, tsconfig, Dockerfile, ignore files and README of a scaffolded project.
 import type { ProjectNames } from './project-names.js';
+import { generateArgs } from './source-templates.js';
 
 /** Dependency ranges written into the new project's package.json. */
 export interface DependencyRanges {
@@ -26,6 +27,7 @@ export function packageJsonFile(n: ProjectNames, deps: DependencyRanges): string
       test: 'npm run build && node --test dist/test/*.test.js',
       start: 'node dist/src/main.js',
       dev: 'npm run build && reconcilekit dev dist/src/main.js --crds deploy/crd.yaml',
+      generate: `npm run build && reconcilekit generate ${generateArgs(n).join(' ')}`,
     },
     dependencies: { '@kubernetes/client-node': deps.clientNode, reconcilekit: deps.reconcilekit },
     devDependencies: { '@types/node': deps.typesNode, typescript: deps.typescript },

@@ -1,21 +1,79 @@
 // The TypeScript a scaffolded project starts with: the kind's type, one CRUD resource (a ConfigMap per
 // object), the operator factory shared by main and the test, main, and the test on reconcilekit/testing.
+import type { RbacUse } from '../../kinds/rbac-declaration.js';
 import type { ProjectNames } from './project-names.js';
 
-export function kindTypeFile(n: ProjectNames): string {
-  return `import type { KubernetesObject } from '@kubernetes/client-node';
-
-/** The custom resource this operator reconciles (deploy/crd.yaml holds its schema). */
-export interface ${n.kind} extends KubernetesObject {
-  spec: { message: string };
-  status?: { observedGeneration?: number; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+/**
+ * The requests of the scaffold's own code (its \`rbac\` export, for \`reconcilekit generate rbac\`): the
+ * CRUD resource reads the ConfigMap through the context client (an informer cache started on the first
+ * read: list+watch), creates, replaces and deletes it; the reconcile function reads its owned ConfigMaps
+ * from the cache of \`owns\`, creates and updates them (the garbage collector deletes them with their owner).
+ */
+export function scaffoldRbacUses(frontEnd: 'framework' | 'controller'): RbacUse[] {
+  return frontEnd === 'controller'
+    ? [
+        {
+          apiVersion: 'v1',
+          plural: 'configmaps',
+          verbs: ['create', 'update'],
+          reason: 'the reconciler: creates and updates the ConfigMap',
+        },
+      ]
+    : [
+        {
+          apiVersion: 'v1',
+          plural: 'configmaps',
+          verbs: ['list', 'watch', 'create', 'update', 'delete'],
+          reason:
+            'the CRUD resource: reads the ConfigMap (cached: list, watch), creates, replaces and deletes it',
+        },
+      ];
 }
 
-export const ${n.kind.toUpperCase()}_RESOURCE = {
-  apiVersion: '${n.apiVersion}',
+function rbacExport(frontEnd: 'framework' | 'controller'): string {
+  const uses = scaffoldRbacUses(frontEnd)
+    .map(
+      (u) =>
+        `    { apiVersion: '${u.apiVersion}', plural: '${u.plural}', verbs: [${u.verbs.map((v) => `'${v}'`).join(', ')}], reason: '${u.reason ?? ''}' },`,
+    )
+    .join('\n');
+  return `export const rbac: RbacDeclaration = {\n  uses: [\n${uses}\n  ],\n};\n`;
+}
+
+export function kindTypeFile(n: ProjectNames): string {
+  return `import { defineKind, KubeType, Type, type ObjectOf } from 'reconcilekit/kinds';
+
+/**
+ * The custom resource this operator reconciles, defined once: its TypeScript type (below), its
+ * CustomResourceDefinition (deploy/crd.yaml, written by \`npm run generate\`), its validation and typed client.
+ */
+export const ${n.kind} = defineKind({
+  group: '${n.group}',
   kind: '${n.kind}',
   plural: '${n.plural}',
-} as const;
+  singular: '${n.singular}',
+  versions: {
+    ${n.version}: {
+      served: true,
+      storage: true,
+      spec: Type.Object({
+        message: Type.String({ maxLength: 1024, description: 'Written into the ConfigMap <name>-${n.singular}.' }),
+      }),
+      status: Type.Object({
+        observedGeneration: Type.Optional(Type.Integer()),
+        conditions: Type.Optional(KubeType.Conditions()),
+      }),
+      subresources: { status: true },
+      printerColumns: [
+        { name: 'Message', type: 'string', jsonPath: '.spec.message' },
+        { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+      ],
+    },
+  },
+});
+
+/** A ${n.kind} object: spec and status typed from the schemas above. */
+export type ${n.kind} = ObjectOf<typeof ${n.kind}>;
 `;
 }
 
@@ -87,7 +145,7 @@ export function operatorFile(n: ProjectNames): string {
   return `import type { KubeConfig } from '@kubernetes/client-node';
 import { CRUDResource, Framework, ResourceSet, type FrameworkConfig, type Logger } from 'reconcilekit';
 import { ${n.camel}ConfigMap } from './${n.singular}-configmap.js';
-import { ${n.kind.toUpperCase()}_RESOURCE, type ${n.kind} } from './${n.singular}.js';
+import { ${n.kind} } from './${n.singular}.js';
 
 export const OPERATOR_NAME = '${n.name}';
 
@@ -104,7 +162,7 @@ export interface OperatorOptions {
 export function createOperator(options: OperatorOptions = {}): Framework<${n.kind}> {
   return new Framework<${n.kind}>({
     name: OPERATOR_NAME,
-    resource: ${n.kind.toUpperCase()}_RESOURCE,
+    resource: ${n.kind},
     resourceSets: [new ResourceSet<${n.kind}>({ resources: [new CRUDResource({ ops: ${n.camel}ConfigMap })] })],
     ...options,
   });
@@ -116,12 +174,16 @@ export function createOperator(options: OperatorOptions = {}): Framework<${n.kin
  * src/main.ts: builds the operator and exports it (`framework` or `controller`, for `reconcilekit plan`),
  * and runs it only when it is the process's main module.
  */
-export function mainFile(_n: ProjectNames, frontEnd: 'framework' | 'controller' = 'framework'): string {
+export function mainFile(n: ProjectNames, frontEnd: 'framework' | 'controller' = 'framework'): string {
   return `import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { createLogger, runUntilSignal } from 'reconcilekit';
+import { createLogger, runUntilSignal, type RbacDeclaration } from 'reconcilekit';
 import { createOperator, OPERATOR_NAME } from './operator.js';
 
+// For \`npm run generate\` (deploy/crd.yaml, rbac.yaml, chart/): the kind, and the requests of this
+// operator's own code — the engine's (watches, finalizer, status, Events, Lease) come from its configuration.
+export { ${n.kind} } from './${n.singular}.js';
+${rbacExport(frontEnd)}
 const logger = createLogger({ defaultMeta: { operator: OPERATOR_NAME } });
 
 // HEALTH_ADDRESS (host:port, set in deploy/operator.yaml) serves /healthz, /readyz and /metrics; off when unset.
@@ -233,7 +295,7 @@ export function controllerOperatorFile(n: ProjectNames): string {
   return `import type { KubeConfig } from '@kubernetes/client-node';
 import { Controller, type ControllerConfig, type Logger } from 'reconcilekit';
 import { ${n.camel}Reconciler } from './reconciler.js';
-import { ${n.kind.toUpperCase()}_RESOURCE, type ${n.kind} } from './${n.singular}.js';
+import { ${n.kind} } from './${n.singular}.js';
 
 export const OPERATOR_NAME = '${n.name}';
 
@@ -250,12 +312,48 @@ export interface OperatorOptions {
 export function createOperator(options: OperatorOptions = {}): Controller<${n.kind}> {
   return new Controller<${n.kind}>({
     name: OPERATOR_NAME,
-    resource: ${n.kind.toUpperCase()}_RESOURCE,
+    resource: ${n.kind},
     // A change to (or deletion of) an owned ConfigMap wakes its ${n.kind}: drift is repaired.
     owns: [{ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' }],
     reconciler: ${n.camel}Reconciler,
     ...options,
   });
 }
+`;
+}
+
+/** The arguments of \`reconcilekit generate\` in the scaffold's \`npm run generate\` (and its staleness test). */
+export function generateArgs(n: ProjectNames): string[] {
+  return [
+    'all',
+    'dist/src/main.js',
+    '--out',
+    'deploy',
+    '--namespace',
+    n.name,
+    '--leader-election',
+    '--image',
+    `${n.name}:0.1.0`,
+  ];
+}
+
+/** test/manifests.test.ts: fails while deploy/ differs from what \`npm run generate\` writes. */
+export function manifestsTestFile(n: ProjectNames): string {
+  return `import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+// Compiled to dist/test/: the project is two levels up.
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = join(dirname(fileURLToPath(import.meta.resolve('reconcilekit/package.json'))), 'bin/reconcilekit.js');
+
+test('deploy/ is what npm run generate writes (run it after changing the kind or what the operator does)', async () => {
+  const args = ${JSON.stringify(generateArgs(n)).replace(/"/g, "'").replace(/,/g, ', ')};
+  const { stdout } = await promisify(execFile)(process.execPath, [cli, 'generate', ...args, '--check'], { cwd: root });
+  assert.match(stdout, /up to date/);
+});
 `;
 }

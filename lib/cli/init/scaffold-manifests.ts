@@ -1,0 +1,68 @@
+// The manifests `reconcilekit init` writes into deploy/ are the ones the new project's `npm run generate`
+// writes from its built code: the same kind (defined here as the scaffold's src/<kind>.ts defines it) and
+// the configuration its operator.ts resolves to, through the same generator. The scaffold's
+// test/manifests.test.ts fails if the two ever differ.
+import { Type } from 'typebox';
+import type { ResolvedCoreConfig } from '../../engine/resolve-core-config.js';
+import { defineKind } from '../../kinds/define-kind.js';
+import { KubeType } from '../../kinds/kube-type.js';
+import { generateFiles, parseGenerateArgs } from '../generate-command.js';
+import type { ProjectNames } from './project-names.js';
+import { generateArgs, scaffoldRbacUses } from './source-templates.js';
+
+function scaffoldKind(n: ProjectNames) {
+  return defineKind({
+    group: n.group,
+    kind: n.kind,
+    plural: n.plural,
+    singular: n.singular,
+    versions: {
+      [n.version]: {
+        served: true,
+        storage: true,
+        spec: Type.Object({
+          message: Type.String({
+            maxLength: 1024,
+            description: `Written into the ConfigMap <name>-${n.singular}.`,
+          }),
+        }),
+        status: Type.Object({
+          observedGeneration: Type.Optional(Type.Integer()),
+          conditions: Type.Optional(KubeType.Conditions()),
+        }),
+        subresources: { status: true },
+        printerColumns: [
+          { name: 'Message', type: 'string', jsonPath: '.spec.message' },
+          { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+        ],
+      },
+    },
+  });
+}
+
+/** deploy/crd.yaml, rbac.yaml and chart/ of a new project, by path relative to the project. */
+export function scaffoldManifests(
+  n: ProjectNames,
+  frontEnd: 'framework' | 'controller',
+): Map<string, string> {
+  const args = parseGenerateArgs(generateArgs(n));
+  if (typeof args === 'string') throw new Error(`scaffold generate arguments: ${args}`);
+  const config = {
+    name: n.name,
+    resource: { apiVersion: n.apiVersion, kind: n.kind, plural: n.plural },
+    // Framework manages its finalizer by default; a Controller only with cleanup (the scaffold has none).
+    finalizer: frontEnd === 'framework' ? `reconcilekit.io/${n.name}` : false,
+    errorCondition: { type: 'Ready' },
+    events: undefined,
+    owns: frontEnd === 'controller' ? [{ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' }] : [],
+    watches: [],
+    leaderElection: false,
+    crd: undefined,
+  } as unknown as ResolvedCoreConfig;
+  const files = generateFiles(args, {
+    kinds: [scaffoldKind(n)],
+    configs: [config],
+    rbac: { uses: scaffoldRbacUses(frontEnd) },
+  });
+  return new Map([...files].map(([path, text]) => [`deploy/${path}`, text]));
+}
