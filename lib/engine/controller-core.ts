@@ -198,7 +198,12 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       const informers =
         this.sharedInformers ??
         c.informers ??
-        new InformerCache({ client: this.client, logger: this.logger, registry: this.registry });
+        new InformerCache({
+          client: this.client,
+          logger: this.logger,
+          registry: this.registry,
+          keepManagedFields: c.keepManagedFields,
+        });
       const sources = new SourceSet<Obj>(this.logger, informers);
       this.sources = sources;
       this.reads =

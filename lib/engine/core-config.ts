@@ -172,6 +172,13 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
    */
   liveReads?: boolean | readonly { apiVersion: string; kind: string }[];
   /**
+   * Keep `metadata.managedFields` on the objects of the controller's informer cache. Default false: dropped
+   * as objects arrive (as controller-runtime's `TransformStripManagedFields`), which saves memory per
+   * cached object; reads from the cache then have no managedFields (read live when you need them). A cache
+   * given in `informers` (or an Operator's) has its own setting.
+   */
+  keepManagedFields?: boolean;
+  /**
    * Shared watches: controllers given the same cache share one list+watch and one store per
    * (apiVersion, kind, namespace, selectors). Default: a private cache. `Operator` passes its own.
    */

@@ -78,6 +78,7 @@ export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObj
   retryPolicy: RetryPolicy | undefined;
   /** true: every read of the context client is live; else the kinds read live (others from the cache). */
   liveReads: true | readonly { apiVersion: string; kind: string }[];
+  keepManagedFields: boolean;
 }
 
 /**
@@ -380,6 +381,7 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     informers: c.informers,
     retryPolicy: c.retryPolicy,
     liveReads,
+    keepManagedFields: flag(c.keepManagedFields, 'config.keepManagedFields', false),
   };
 }
 

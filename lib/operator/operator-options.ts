@@ -56,6 +56,11 @@ export interface OperatorOptions {
   registry?: Registry;
   /** Add the process metrics (CPU, memory, event-loop lag, heap, GC) to the registry. Default true. */
   collectDefaultMetrics?: boolean;
+  /**
+   * Keep `metadata.managedFields` on the objects of the shared informer cache. Default false: dropped as
+   * objects arrive (see WatcherOptions.keepManagedFields).
+   */
+  keepManagedFields?: boolean;
   /** Logger. Default: `createLogger()`. */
   logger?: Logger;
   /**

@@ -110,6 +110,7 @@ export class Operator {
         client: this.client,
         logger: this.logger,
         registry: this.settings.registry,
+        keepManagedFields: options.keepManagedFields === true,
       });
     }
     this.webhookOptions = options.webhooks;

@@ -24,6 +24,8 @@ export interface InformerCacheOptions {
   logger?: Logger;
   /** Registry for the watch metrics (`reconcilekit_watch_*`). Default: none. */
   registry?: Registry;
+  /** Keep `metadata.managedFields` on cached objects. Default false (see WatcherOptions.keepManagedFields). */
+  keepManagedFields?: boolean;
 }
 
 interface Entry {
@@ -80,6 +82,7 @@ export class InformerCache {
         resource: { ...source },
         logger: (this.o.logger ?? silentLogger()).child({ watch: source.kind }),
         ...(this.o.registry === undefined ? {} : { registry: this.o.registry }),
+        ...(this.o.keepManagedFields === true ? { keepManagedFields: true } : {}),
       });
       entry = { informer, users: 0 };
       this.entries.set(key, entry);

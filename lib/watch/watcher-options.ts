@@ -76,4 +76,11 @@ export interface WatcherOptions<T extends KubernetesObject = KubernetesObject> {
   backoff?: { initialMs?: number; factor?: number; maxMs?: number; resetAfterMs?: number; jitter?: number };
   /** Random source in [0, 1) for jitter and timeouts. Default: Math.random. */
   random?: () => number;
+  /**
+   * Keep `metadata.managedFields` on the objects the cache holds and hands out. Default false: dropped as
+   * each object arrives (controller-runtime's `TransformStripManagedFields`, kube-rs's default) — often the
+   * largest part of a small object, and nothing a reconciler reads. Set true when your code reads it
+   * from the cache (or read that object live: `client.get(ref, { live: true })`).
+   */
+  keepManagedFields?: boolean;
 }

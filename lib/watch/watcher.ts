@@ -32,6 +32,8 @@ const MIN_HEALTHY_WATCH_MS = 1_000;
 export class Watcher<T extends KubernetesObject = KubernetesObject> {
   readonly store: Store<T>;
   private readonly options: WatcherOptions<T>;
+  /** Drop metadata.managedFields from arriving objects (WatcherOptions.keepManagedFields false). */
+  private readonly strip: boolean;
   private readonly logger: Logger;
   private readonly metrics: WatcherMetrics | undefined;
   private readonly label: string;
@@ -48,6 +50,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   constructor(options: WatcherOptions<T>) {
     this.options = options;
     this.store = options.store ?? new Store<T>();
+    this.strip = options.keepManagedFields !== true;
     this.label = options.name ?? `${options.resource.apiVersion}/${options.resource.kind}`;
     this.logger = options.logger.child({ watcher: this.label });
     this.failures = new FailureSummary(this.logger);
@@ -182,6 +185,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   private replace(items: T[]): void {
     const seen = new Set<string>();
     for (const obj of items) {
+      if (this.strip) stripManagedFields(obj);
       const key = objectKey(obj);
       seen.add(key);
       const old = this.store.get(key);
@@ -245,6 +249,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   }
 
   private handle(type: string, object: T): void {
+    if (this.strip) stripManagedFields(object);
     const rv = object.metadata?.resourceVersion;
     switch (type) {
       case 'ADDED':
@@ -309,4 +314,9 @@ function hintFor(e: unknown): string | undefined {
 /** Reads `signal.aborted` afresh (it changes across awaits; TypeScript narrows it as if it could not). */
 function isAborted(signal: AbortSignal): boolean {
   return signal.aborted;
+}
+
+/** Removes `metadata.managedFields` in place (the object was just parsed from the response: ours). */
+function stripManagedFields(obj: KubernetesObject): void {
+  if (obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
 }

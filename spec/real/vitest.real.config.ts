@@ -59,6 +59,7 @@ export default defineConfig({
       'spec/engine/controller-core-watch.test.ts',
       'spec/crud/cached-reads.test.ts',
       'spec/watch/cached-reads.test.ts',
+      'spec/watch/managed-fields.test.ts',
       'spec/controller/controller.test.ts',
       'spec/controller/controller-bad-input.test.ts',
       'spec/informer-controller/*.test.ts',
