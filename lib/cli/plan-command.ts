@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Controller } from '../controller/controller.js';
 import { Framework } from '../crud/framework.js';
+import { beginPlanLoading, isStartDuringPlanError } from '../engine/plan-loading.js';
 import { loadKubeConfig } from '../kube/kube-config.js';
 import { Operator } from '../operator/operator.js';
 import { plan, type Plan, type Plannable } from '../plan/plan.js';
@@ -189,13 +190,55 @@ async function planEntry(
   io: PlanIo,
   loaded: (target: Plannable) => void,
 ): Promise<number> {
-  let mod: Record<string, unknown>;
+  // Until the plan is done nothing may start: an entry that starts its operator when imported is told so
+  // once, instead of running inside the plan (its start() rejects, awaited or not).
+  const loading = beginPlanLoading();
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => {
+    if (!isStartDuringPlanError(reason)) unhandled.push(reason);
+  };
+  process.on('unhandledRejection', onUnhandled);
   try {
-    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
-  } catch (err) {
-    io.stderr(`reconcilekit plan: loading ${path} failed: ${(err as Error).message}\n`);
-    return 1;
+    let mod: Record<string, unknown> = {};
+    try {
+      mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    } catch (err) {
+      if (!isStartDuringPlanError(err)) {
+        io.stderr(`reconcilekit plan: loading ${path} failed: ${(err as Error).message}\n`);
+        return 1;
+      }
+    }
+    // A start() nobody awaited rejects after the import settled.
+    await new Promise((settled) => setImmediate(settled));
+    const refused = loading.refused();
+    if (refused.length > 0) {
+      io.stderr(
+        `reconcilekit plan: ${path} starts its operator when imported (it called ${refused[0] ?? 'start()'}), so plan started nothing and planned nothing. Export the operator (\`export const framework = new Framework({...})\`) and start it only when the module is the main module: \`if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runUntilSignal(framework);\` (see docs/plan.md)\n`,
+      );
+      return 1;
+    }
+    if (unhandled.length > 0) {
+      io.stderr(`reconcilekit plan: loading ${path} failed: ${errorText(unhandled[0])}\n`);
+      return 1;
+    }
+    return await planModule(mod, path, args, io, loaded);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    loading.end();
   }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function planModule(
+  mod: Record<string, unknown>,
+  path: string,
+  args: PlanArgs,
+  io: PlanIo,
+  loaded: (target: Plannable) => void,
+): Promise<number> {
   const target = [mod.operator, mod.framework, mod.controller, mod.default].find(
     (v) => v instanceof Operator || v instanceof Framework || v instanceof Controller,
   ) as Plannable | undefined;

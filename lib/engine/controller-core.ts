@@ -45,6 +45,7 @@ import type { PassBody } from './pass-body.js';
 import { PassRunner, type FinalizerOps, type ReconcileOutcome } from './pass-runner.js';
 import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
 import type { ResolvedCoreConfig } from './resolve-core-config.js';
+import { startRefusedByPlan } from './plan-loading.js';
 import { retryWithHints } from './retry-with-hints.js';
 import { SourceSet, type FeedHandlers, type SourceHandlers } from './source-set.js';
 import { WorkerPool } from './worker-pool.js';
@@ -400,6 +401,10 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   start(): Promise<void> {
     if (this.stopPromise !== undefined)
       return Promise.reject(new Error(`${this.noun} was stopped; create a new one`));
+    if (this.startPromise === undefined) {
+      const refused = startRefusedByPlan(`${this.noun} "${this.config.name}".start()`);
+      if (refused !== undefined) return Promise.reject(refused);
+    }
     const c = this.config;
     if (!this.hosted && (c.healthServer !== false || c.leaderElection !== false)) {
       return Promise.reject(

@@ -1,4 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { startRefusedByPlan } from '../engine/plan-loading.js';
 import type { Registry } from 'prom-client';
 import { ControllerCore } from '../engine/controller-core.js';
 import type { PassBody } from '../engine/pass-body.js';
@@ -82,6 +83,10 @@ export abstract class FrontEnd<
 
   /** Starts watching and reconciling; resolves once the caches are synced and workers run (or stand by). */
   start(): Promise<void> {
+    if (this.startPromise === undefined) {
+      const refused = startRefusedByPlan(`${this.core.noun} "${this.config.name}".start()`);
+      if (refused !== undefined) return Promise.reject(refused);
+    }
     if (this.core.inHost && this.host === undefined) return this.core.start();
     this.startPromise ??= this.startAlone();
     return this.startPromise;

@@ -1,5 +1,6 @@
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger-silent.js';
+import { startRefusedByPlan } from '../engine/plan-loading.js';
 import { handleSignals, type HandleSignalsOptions, type Stoppable } from './handle-signals.js';
 
 /**
@@ -17,6 +18,9 @@ export interface Runnable extends Stoppable {
  * @category Engine: Framework and ControllerCore
  */
 export async function runUntilSignal(framework: Runnable, options: HandleSignalsOptions = {}): Promise<void> {
+  // Under `reconcilekit plan` nothing starts, and the plan (not this process exit) reports it.
+  const refused = startRefusedByPlan('runUntilSignal()');
+  if (refused !== undefined) throw refused;
   const logger: Logger = options.logger ?? silentLogger();
   const proc = options.process ?? process;
   const handled = handleSignals(framework, options);

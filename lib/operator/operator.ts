@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { errorMessage } from '../errors/error-message.js';
 import { MemberStartError, StartTimeoutError } from '../errors/member-start-error.js';
+import { startRefusedByPlan } from '../engine/plan-loading.js';
 import { resolveCoreConfig, type ResolvedCoreConfig } from '../engine/resolve-core-config.js';
 import { handleSignals, type HandleSignalsOptions } from '../host/handle-signals.js';
 import { makeClient } from '../kube/make-client.js';
@@ -233,6 +234,10 @@ export class Operator {
   start(): Promise<void> {
     if (this.stopPromise !== undefined)
       return Promise.reject(new Error('operator was stopped; create a new one'));
+    if (this.startPromise === undefined) {
+      const refused = startRefusedByPlan('Operator.start()');
+      if (refused !== undefined) return Promise.reject(refused);
+    }
     this.startPromise ??= this.startAll().catch(async (err: unknown) => {
       this.logger.error('operator failed to start', { err });
       await this.stop();
