@@ -12,6 +12,7 @@ import type { CommandIo } from './apiserver-command.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
 import { randomToken } from '../util/random-token.js';
 import { unknownFlagMessage } from './suggest.js';
+import { DEV_WEBHOOKS_ENV } from '../webhooks/webhook-host.js';
 
 /** Where `reconcilekit dev` writes the embedded server's kubeconfig, relative to the working directory. */
 export const DEV_KUBECONFIG_PATH = '.reconcilekit/kubeconfig';
@@ -24,7 +25,8 @@ Runs your operator's entry point (compiled JavaScript) the way it runs in produc
     ${DEV_KUBECONFIG_PATH}.
 The CRDs of --crds (default deploy/crd.yaml when it exists) are installed first; then it prints the
 kubectl command to try the operator. Ctrl-C stops the operator gracefully (SIGTERM), then the server. The live view (debugPage) is on: open
-/debug/ on the operator's health server.
+/debug/ on the operator's health server. On the embedded server an Operator's webhooks (option webhooks)
+are served on 127.0.0.1 with a CA of their own and registered with it: no certificates or tunnels.
   --crds FILE   a YAML file of CustomResourceDefinitions (repeatable)
   --cluster     use KUBECONFIG / ~/.kube/config even when KUBECONFIG is unset
   --embedded    use an embedded API server even when KUBECONFIG is set
@@ -142,6 +144,8 @@ export async function runDevCommand(args: readonly string[], io: CommandIo): Pro
       kubeconfigPath = DEV_KUBECONFIG_PATH;
       server.writeKubeconfig(kubeconfigPath);
       childEnv.KUBECONFIG = resolve(kubeconfigPath);
+      // An Operator with \`webhooks\` serves them on loopback and registers them with this server.
+      childEnv[DEV_WEBHOOKS_ENV] = '1';
       kubeConfig = new KubeConfig();
       kubeConfig.loadFromString(server.kubeconfig);
       io.stdout(`embedded API server on ${server.url} (kubeconfig: ${kubeconfigPath})\n`);

@@ -25,6 +25,12 @@ import {
 } from './init/source-templates.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
 import { unknownFlagMessage } from './suggest.js';
+import {
+  webhookDeployFile,
+  webhookMainFile,
+  webhooksFile,
+  webhooksTestFile,
+} from './init/webhook-templates.js';
 
 /** Kind, group and version of a project scaffolded without flags. */
 export const DEFAULT_INIT_KIND = 'Greeting';
@@ -32,7 +38,7 @@ export const DEFAULT_INIT_GROUP = 'example.com';
 export const DEFAULT_INIT_VERSION = 'v1';
 
 const USAGE = `usage: reconcilekit init <dir> [--kind K] [--group G] [--api-version V] [--name N] [--controller]
-                         [--reconcilekit SPEC] [--force]
+                         [--webhooks] [--reconcilekit SPEC] [--force]
 
 Scaffolds a new operator project in <dir>: package.json (ESM; build, test, start, dev), tsconfig.json,
 a CRD with a schema, an operator with one CRUD resource, a test on reconcilekit/testing, a Dockerfile
@@ -42,6 +48,8 @@ and deploy manifests (CRD, least-privilege RBAC, Deployment with probes and lead
   --api-version V    its version (default ${DEFAULT_INIT_VERSION})
   --name N           project, namespace and image name (default: the directory's name)
   --controller       a reconcile function (Controller, as controller-runtime) instead of a CRUD resource
+  --webhooks         a defaulter and a validator for the kind (src/webhooks.ts), their test, main.ts serving
+                     them under an Operator, and their Service and RBAC (deploy/webhooks.yaml)
   --reconcilekit S   how package.json depends on reconcilekit (default ^<this version>; a tarball path or git URL work)
   --force            write into a directory that is not empty (existing files are overwritten)
 `;
@@ -54,6 +62,8 @@ export interface InitOptions {
   force: boolean;
   /** \`framework\`: one CRUD resource (default); \`controller\`: a reconcile function. */
   frontEnd: 'framework' | 'controller';
+  /** Scaffold admission webhooks (a defaulter and a validator) too. */
+  webhooks: boolean;
 }
 
 interface OwnPackage {
@@ -78,6 +88,7 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
   let reconcilekitSpec: string | undefined;
   let force = false;
   let frontEnd: InitOptions['frontEnd'] = 'framework';
+  let webhooks = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--help' || arg === '-h') return 'help';
@@ -87,6 +98,10 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
     }
     if (arg === '--controller') {
       frontEnd = 'controller';
+      continue;
+    }
+    if (arg === '--webhooks') {
+      webhooks = true;
       continue;
     }
     if (!arg.startsWith('--')) {
@@ -109,6 +124,7 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
           '--help',
           '--force',
           '--controller',
+          '--webhooks',
           '--kind',
           '--group',
           '--api-version',
@@ -120,7 +136,7 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
   if (dir === undefined) throw new UsageError('which directory? e.g. reconcilekit init my-operator');
   const absolute = resolve(cwd, dir);
   const names = projectNames({ name: name ?? basename(absolute), ...values });
-  return { dir: absolute, names, reconcilekitSpec, force, frontEnd };
+  return { dir: absolute, names, reconcilekitSpec, force, frontEnd, webhooks };
 }
 
 /** The files of a new project, by path relative to its directory. */
@@ -128,6 +144,7 @@ export function scaffoldFiles(
   names: ProjectNames,
   deps: DependencyRanges,
   frontEnd: InitOptions['frontEnd'] = 'framework',
+  webhooks = false,
 ): Map<string, string> {
   const logic: [string, string][] =
     frontEnd === 'controller'
@@ -148,11 +165,14 @@ export function scaffoldFiles(
     ['Dockerfile', dockerfile(names)],
     [`src/${names.singular}.ts`, kindTypeFile(names)],
     ...logic,
-    ['src/main.ts', mainFile(names, frontEnd)],
+    ...(webhooks ? [['src/webhooks.ts', webhooksFile(names)] as [string, string]] : []),
+    ['src/main.ts', webhooks ? webhookMainFile(names) : mainFile(names, frontEnd)],
     ['test/operator.test.ts', testFile(names, frontEnd)],
+    ...(webhooks ? [['test/webhooks.test.ts', webhooksTestFile(names)] as [string, string]] : []),
     ['test/manifests.test.ts', manifestsTestFile(names)],
     ['deploy/namespace.yaml', namespaceFile(names)],
-    ['deploy/operator.yaml', deploymentFile(names)],
+    ['deploy/operator.yaml', deploymentFile(names, webhooks)],
+    ...(webhooks ? [['deploy/webhooks.yaml', webhookDeployFile(names)] as [string, string]] : []),
     ...scaffoldManifests(names, frontEnd),
   ]);
 }
@@ -170,7 +190,7 @@ export function writeProject(options: InitOptions): string[] {
     typesNode: own.devDependencies['@types/node'] ?? '^22.19.0',
   };
   const written: string[] = [];
-  for (const [path, content] of scaffoldFiles(options.names, deps, options.frontEnd)) {
+  for (const [path, content] of scaffoldFiles(options.names, deps, options.frontEnd, options.webhooks)) {
     const target = join(options.dir, path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content);

@@ -94,4 +94,4 @@ export {
   type WebhookManifestOptions,
   type WebhookManifests,
 } from './webhook-manifests.js';
-export { WebhookHost, type WebhookHostOptions } from './webhook-host.js';
+export { WebhookHost, DEV_WEBHOOKS_ENV, type WebhookHostOptions } from './webhook-host.js';

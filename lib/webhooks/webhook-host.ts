@@ -11,6 +11,14 @@ import { registerWebhooks, webhookManifests, type WebhookEndpointTarget } from '
 import { WebhookServer, DEFAULT_WEBHOOK_PORT } from './webhook-server.js';
 import type { WebhookHandler } from './webhook-handler.js';
 
+/**
+ * Set to `1` by `reconcilekit dev` for an operator it runs against its embedded API server: the webhook
+ * server then listens on 127.0.0.1 (a free port) with a CA of its own for that address, and registers
+ * its configurations with that URL — whatever `service`, `certificates`, `host`, `port` and `register`
+ * say, which are for the cluster.
+ */
+export const DEV_WEBHOOKS_ENV = 'RECONCILEKIT_DEV_WEBHOOKS';
+
 /** Options of {@link WebhookHost} (and `OperatorOptions.webhooks`). */
 export interface WebhookHostOptions {
   handlers: readonly WebhookHandler[];
@@ -63,6 +71,7 @@ export class WebhookHost {
 
   /** Builds the host, making the self-signed CA when no certificate source is given. */
   static async create(options: WebhookHostOptions): Promise<WebhookHost> {
+    if (process.env[DEV_WEBHOOKS_ENV] === '1') return WebhookHost.forDev(options);
     let certificates = options.certificates;
     if (certificates === undefined) {
       if (options.service === undefined) {
@@ -78,6 +87,26 @@ export class WebhookHost {
       });
     }
     return new WebhookHost(options, certificates);
+  }
+
+  /** The host of {@link DEV_WEBHOOKS_ENV}: loopback, its own CA, registered by URL. */
+  private static async forDev(options: WebhookHostOptions): Promise<WebhookHost> {
+    const { WebhookCertificateIssuer } = await import('./certificate-issuer.js');
+    const name = options.service?.name ?? 'reconcilekit';
+    const { service: _service, ...rest } = options;
+    return new WebhookHost(
+      {
+        ...rest,
+        host: '127.0.0.1',
+        port: 0,
+        register: true,
+        configurationName: options.configurationName ?? `${name}-webhooks`,
+      },
+      new SelfSignedCertificates({
+        issuer: new WebhookCertificateIssuer(`${name}-dev-webhook-ca`),
+        hosts: ['127.0.0.1'],
+      }),
+    );
   }
 
   /** The CA bundle API servers must trust (undefined with mounted certificates). */

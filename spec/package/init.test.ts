@@ -62,6 +62,103 @@ describe('reconcilekit init', () => {
     expect(stdout).toMatch(/(?:#|ℹ) fail 0\b/);
   }, 150_000);
 
+  it('scaffolds webhooks with --webhooks: their test passes, and `reconcilekit dev` registers them with its server', async () => {
+    const dir = join(project, 'webhooks-variant');
+    rmSync(dir, { recursive: true, force: true });
+    const out: string[] = [];
+    const code = runInitCommand([dir, '--webhooks', '--kind', 'Greeting'], {
+      stdout: (t) => out.push(t),
+      stderr: (t) => out.push(t),
+    });
+    expect(code, out.join('')).toBe(0);
+    expect(readFileSync(join(dir, 'src/main.ts'), 'utf8')).toContain('export const operator = new Operator(');
+    const deployment = (await readManifests(join(dir, 'deploy/operator.yaml')))[0] as V1Deployment;
+    expect(deployment.spec?.replicas).toBe(1);
+    expect(deployment.spec?.template.spec?.containers[0]?.ports).toContainEqual({
+      name: 'webhooks',
+      containerPort: 9443,
+    });
+    const service = (await readManifests(join(dir, 'deploy/webhooks.yaml'))).find(
+      (m) => m.kind === 'Service',
+    );
+    expect(service).toMatchObject({ spec: { ports: [{ port: 443, targetPort: 'webhooks' }] } });
+    await run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
+    const { stdout } = await run(
+      process.execPath,
+      ['--test', join(dir, 'dist/test/operator.test.js'), join(dir, 'dist/test/webhooks.test.js')],
+      { cwd: dir, timeout: 120_000 },
+    );
+    expect(stdout).toMatch(/(?:#|ℹ) pass 3\b/);
+    expect(stdout).toMatch(/(?:#|ℹ) fail 0\b/);
+
+    // `reconcilekit dev`: the operator serves its webhooks on loopback and registers them with the
+    // embedded server, so kubectl's writes are defaulted and validated with nothing set up.
+    const kubeconfig = join(dir, '.reconcilekit/kubeconfig');
+    const kubectl = (...args: string[]) =>
+      run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, '.reconcilekit/cache'), ...args], {
+        cwd: dir,
+      });
+    const bin = join(project, 'node_modules/reconcilekit/bin/reconcilekit.js');
+    const child = spawn(process.execPath, [bin, 'dev', 'dist/src/main.js'], {
+      cwd: dir,
+      env: { ...process.env, KUBECONFIG: '', LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await waitFor(() => log.includes('try: '), {
+        timeoutMs: 30_000,
+        description: `dev ready; output: ${log}`,
+      });
+      const greeting = (name: string, spec: Record<string, string>) => {
+        const file = join(dir, `${name}.json`);
+        writeFileSync(
+          file,
+          JSON.stringify({
+            apiVersion: 'example.com/v1',
+            kind: 'Greeting',
+            metadata: { name, namespace: 'default' },
+            spec,
+          }),
+        );
+        return file;
+      };
+      // The operator registers its webhooks once started: until then the CRD's schema refuses no message.
+      await waitFor(
+        () =>
+          kubectl('create', '-f', greeting('defaulted', {})).then(
+            () => true,
+            () => false,
+          ),
+        { timeoutMs: 30_000, description: `a Greeting without a message admitted; output: ${log}` },
+      );
+      const { stdout: message } = await kubectl(
+        'get',
+        'greeting',
+        'defaulted',
+        '-o',
+        'jsonpath={.spec.message}',
+      );
+      expect(message).toBe('Hello!');
+      const refused = await kubectl('create', '-f', greeting('too-long', { message: 'x'.repeat(201) })).then(
+        () => '',
+        (e: { stderr?: string }) => e.stderr ?? '',
+      );
+      // kubectl prints a 422's causes (the schema allows 1,024 characters: only the validator refuses 201).
+      expect(refused).toContain(
+        'The Greeting "too-long" is invalid: spec.message: Too long: may not be longer than 200',
+      );
+      const { stderr: warned } = await kubectl('create', '-f', greeting('loud', { message: 'HELLO' }));
+      expect(warned).toContain('Warning: spec.message is all capitals');
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  }, 240_000);
+
   it('writes manifests that agree with each other, the Dockerfile and the code', async () => {
     const [crd] = await readManifests(join(project, 'deploy/crd.yaml'));
     const [namespace] = await readManifests(join(project, 'deploy/namespace.yaml'));

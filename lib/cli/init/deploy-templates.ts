@@ -2,6 +2,7 @@
 // the generator: init/scaffold-manifests.ts). One name for namespace, ServiceAccount, Lease and image;
 // probes hit HEALTH_ADDRESS's port.
 import type { ProjectNames } from './project-names.js';
+import { WEBHOOK_PORT } from './webhook-templates.js';
 
 /** Port of /healthz, /readyz and /metrics in the pod. */
 export const HEALTH_PORT = 8080;
@@ -14,8 +15,18 @@ metadata:
 `;
 }
 
-export function deploymentFile(n: ProjectNames): string {
-  return `# Two replicas, one leader (a Lease in this namespace); probes and metrics on the health server.
+export function deploymentFile(n: ProjectNames, webhooks = false): string {
+  const header = webhooks
+    ? `# One replica: its webhook server signs its certificate with a CA of its own, which it writes into the
+# webhook configurations — a second replica would overwrite it with another. For several replicas, mount
+# cert-manager's certificate instead (docs/webhooks.md). Probes and metrics on the health server.`
+    : '# Two replicas, one leader (a Lease in this namespace); probes and metrics on the health server.';
+  const webhookPort = webhooks
+    ? `
+            - name: webhooks
+              containerPort: ${WEBHOOK_PORT}`
+    : '';
+  return `${header}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -24,7 +35,7 @@ metadata:
   labels:
     app.kubernetes.io/name: ${n.name}
 spec:
-  replicas: 2
+  replicas: ${webhooks ? 1 : 2}
   selector:
     matchLabels:
       app.kubernetes.io/name: ${n.name}
@@ -58,7 +69,7 @@ spec:
               value: info
           ports:
             - name: health
-              containerPort: ${HEALTH_PORT}
+              containerPort: ${HEALTH_PORT}${webhookPort}
           livenessProbe:
             httpGet:
               path: /healthz
