@@ -145,7 +145,7 @@ describe('reconcilekit init', () => {
       expect(message).toBe('Hello!');
       const refused = await kubectl('create', '-f', greeting('too-long', { message: 'x'.repeat(201) })).then(
         () => '',
-        (e: { stderr?: string }) => e.stderr ?? '',
+        (e: unknown) => (e as { stderr?: string }).stderr ?? '',
       );
       // kubectl prints a 422's causes (the schema allows 1,024 characters: only the validator refuses 201).
       expect(refused).toContain(
