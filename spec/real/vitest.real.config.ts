@@ -29,6 +29,7 @@ export default defineConfig({
       'spec/apiserver/fidelity/conversion-webhook.test.ts',
       // The webhook server registered by startTestEnvironment({ webhooks }) and an Operator, called by kube-apiserver.
       'spec/webhooks/webhook-host.test.ts',
+      'spec/webhooks/match-conditions.test.ts',
       'spec/real/**/*.test.ts',
       // Kinds: the CRD a kind generates, accepted and enforced by kube-apiserver as by the embedded server.
       'spec/kinds/kind-crd-behaviour.test.ts',

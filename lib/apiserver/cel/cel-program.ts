@@ -44,10 +44,10 @@ export class CostMeter {
   }
 }
 
-const environments: Partial<Record<'plain' | 'optional', Environment>> = {};
-function env(optionalOldSelf: boolean): Environment {
-  const key = optionalOldSelf ? 'optional' : 'plain';
-  return (environments[key] ??= createKubeCelEnvironment(optionalOldSelf));
+const environments: Partial<Record<'plain' | 'optional' | 'admission', Environment>> = {};
+function env(optionalOldSelf: boolean, variables: 'schema' | 'admission'): Environment {
+  const key = variables === 'admission' ? 'admission' : optionalOldSelf ? 'optional' : 'plain';
+  return (environments[key] ??= createKubeCelEnvironment(optionalOldSelf, variables));
 }
 
 /** The meter the running evaluation charges (evaluation is synchronous, so one at a time). */
@@ -147,13 +147,14 @@ export function compileCel(
   source: string,
   resultType?: 'bool' | 'string',
   optionalOldSelf = false,
+  variables: 'schema' | 'admission' = 'schema',
 ): CelProgram {
   if (source.length > DEFAULT_CEL_MAX_RULE_LENGTH) {
     throw new CelError(`expression is longer than ${DEFAULT_CEL_MAX_RULE_LENGTH} characters`);
   }
   let parsed: ReturnType<Environment['parse']>;
   try {
-    parsed = env(optionalOldSelf).parse(source);
+    parsed = env(optionalOldSelf, variables).parse(source);
   } catch (err) {
     throw new CelError(`ERROR: <input>: Syntax error: ${firstLine(errorText(err))}`);
   }

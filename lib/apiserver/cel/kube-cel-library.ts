@@ -120,7 +120,10 @@ function findAll(s: string, pattern: string, limit: bigint): string[] {
  * Builds an environment: `self` is dynamic; `oldSelf` is dynamic, or `optional<dyn>` for rules with
  * `optionalOldSelf: true`.
  */
-export function createKubeCelEnvironment(optionalOldSelf = false): Environment {
+export function createKubeCelEnvironment(
+  optionalOldSelf = false,
+  variables: 'schema' | 'admission' = 'schema',
+): Environment {
   const env = new Environment({
     enableOptionalTypes: true,
     homogeneousAggregateLiterals: false,
@@ -134,9 +137,19 @@ export function createKubeCelEnvironment(optionalOldSelf = false): Environment {
     .registerType('kubernetes.NamedFormat', KubeFormat)
     .registerConstant('sets', 'kubernetes.SetsLibrary', new SetsLibrary())
     .registerConstant('strings', 'kubernetes.StringsLibrary', new StringsLibrary())
-    .registerConstant('format', 'kubernetes.FormatLibrary', new FormatLibrary())
-    .registerVariable('self', 'dyn')
-    .registerVariable('oldSelf', optionalOldSelf ? 'optional<dyn>' : 'dyn');
+    .registerConstant('format', 'kubernetes.FormatLibrary', new FormatLibrary());
+  if (variables === 'admission') {
+    // A webhook's matchConditions: the request's objects and the request itself.
+    env
+      .registerVariable('object', 'dyn')
+      .registerVariable('oldObject', 'dyn')
+      .registerVariable('request', 'dyn')
+      .registerVariable('namespaceObject', 'dyn');
+  } else {
+    env
+      .registerVariable('self', 'dyn')
+      .registerVariable('oldSelf', optionalOldSelf ? 'optional<dyn>' : 'dyn');
+  }
   // Handlers get CEL values whose types the signature guarantees; cel-js types them loosely.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const fn = (signature: string, handler: (...args: any[]) => unknown): void => {

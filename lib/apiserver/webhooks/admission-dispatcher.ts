@@ -7,6 +7,14 @@
  * for webhooks with side effects; warnings passed to the client; failurePolicy for calls that fail; and
  * kube's status codes and messages for a denial and for a failing call.
  */
+import {
+  compileCel,
+  CostMeter,
+  DEFAULT_CEL_PER_CALL_COST_LIMIT,
+  evaluationErrorText,
+  type CelProgram,
+} from '../cel/cel-program.js';
+import { toCelValue } from '../cel/cel-value.js';
 import { randomUUID } from 'node:crypto';
 import type { ApiServerCore } from '../core.js';
 import { applyJsonPatch } from '../algorithms.js';
@@ -221,6 +229,7 @@ export class AdmissionRun {
     }
     try {
       const response = await this.request(hook, version, object);
+      if (response === undefined) return undefined;
       if (response.allowed !== true) throw deniedStatus(hook, response.status);
       if (Array.isArray(response.warnings)) {
         for (const w of response.warnings) if (typeof w === 'string' && w !== '') this.warnings.push(w);
@@ -239,11 +248,12 @@ export class AdmissionRun {
     }
   }
 
+  /** The webhook's response, or undefined when a match condition is false (the webhook is not called). */
   private async request(
     hook: AdmissionWebhook,
     version: string,
     object: JsonObject | undefined,
-  ): Promise<JsonObject> {
+  ): Promise<JsonObject | undefined> {
     const a = this.attrs;
     if (!hook.admissionReviewVersions.includes('v1')) {
       throw new CallFailure(
@@ -273,6 +283,11 @@ export class AdmissionRun {
       dryRun: a.dryRun,
       options: a.options,
     };
+    if (hook.matchConditions.length > 0) {
+      const failed = evaluateMatchConditions(hook.matchConditions, request);
+      if (failed === false) return undefined;
+      if (failed !== true) throw new CallFailure(failed);
+    }
     let answer: unknown;
     try {
       answer = await callWebhook(endpoint, {
@@ -315,4 +330,57 @@ export class AdmissionRun {
 /** Name of the object for the review: '' for a create with generateName (named after admission). */
 export function admissionName(obj: JsonObject | undefined, fallback = ''): string {
   return obj === undefined ? fallback : (stringAt(metadataOf(obj), 'name') ?? fallback);
+}
+
+/** Compiled matchConditions expressions (or why one does not compile), by source; bounded. */
+const compiledConditions = new Map<string, CelProgram | string>();
+const MAX_COMPILED_CONDITIONS = 1024;
+
+function compiledCondition(expression: string): CelProgram | string {
+  let program = compiledConditions.get(expression);
+  if (program === undefined) {
+    try {
+      program = compileCel(expression, 'bool', false, 'admission');
+    } catch (e) {
+      program = e instanceof Error ? e.message : String(e);
+    }
+    if (compiledConditions.size >= MAX_COMPILED_CONDITIONS) compiledConditions.clear();
+    compiledConditions.set(expression, program);
+  }
+  return program;
+}
+
+/**
+ * A webhook's matchConditions on one request, as kube-apiserver's matcher decides: false when any
+ * condition is false (the webhook is not called, whatever the others did), true when all are true, else
+ * the errors (failurePolicy decides: Fail refuses the request, Ignore skips the webhook).
+ */
+export function evaluateMatchConditions(
+  conditions: readonly { name: string; expression: string }[],
+  request: JsonObject,
+): boolean | string {
+  const vars = {
+    object: toCelValue(request.object, undefined),
+    oldObject: toCelValue(request.oldObject, undefined),
+    request: toCelValue({ ...request, object: undefined, oldObject: undefined }, undefined),
+    namespaceObject: null,
+  };
+  const errors: string[] = [];
+  for (const condition of conditions) {
+    const program = compiledCondition(condition.expression);
+    if (typeof program === 'string') {
+      errors.push(`compilation failed for match condition ${JSON.stringify(condition.name)}: ${program}`);
+      continue;
+    }
+    let result: unknown;
+    try {
+      result = program.run(vars, new CostMeter(DEFAULT_CEL_PER_CALL_COST_LIMIT));
+    } catch (e) {
+      errors.push(`match condition ${JSON.stringify(condition.name)}: ${evaluationErrorText(e)}`);
+      continue;
+    }
+    if (result === false) return false;
+    if (result !== true) errors.push(`match condition ${JSON.stringify(condition.name)}: no such overload`);
+  }
+  return errors.length === 0 ? true : `failed to evaluate match conditions: ${errors.join(', ')}`;
 }
