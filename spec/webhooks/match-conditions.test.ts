@@ -72,7 +72,7 @@ beforeAll(async () => {
   env = await startTestEnvironment({ crds: [crd], webhooks: [strict, broken] });
 }, 120_000);
 afterAll(async () => {
-  await env?.close();
+  await env.close();
 });
 
 const gadget = (name: string, size: number, labels?: Record<string, string>) => ({
