@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import https from 'node:https';
-import { syncBuiltinESMExports } from 'node:module';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { NotPlannableError } from './planning-client.js';
 
 /**
@@ -29,6 +29,62 @@ function current(): GuardScope | undefined {
 type RequestFn = typeof http.request;
 let installed = 0;
 let originals: { http: RequestFn; https: RequestFn; fetch: typeof fetch } | undefined;
+
+/** undici's dispatcher base (what every Agent, Pool and Client dispatches through) and its `dispatch`. */
+interface UndiciDispatch {
+  proto: { dispatch: DispatchFn };
+  original: DispatchFn;
+}
+type DispatchFn = (this: unknown, opts: DispatchOptions, handler: unknown) => boolean;
+interface DispatchOptions {
+  origin?: string | URL;
+  path?: string;
+  method?: string;
+  body?: unknown;
+}
+let undiciDispatch: UndiciDispatch | undefined;
+
+/**
+ * The dispatcher base of the undici that `@kubernetes/client-node` 2.x sends its requests through (its own
+ * `fetch` and connection pool, which neither node:http nor the global `fetch` see). Undefined when that
+ * undici cannot be loaded here.
+ */
+function undiciDispatcherBase(): UndiciDispatch['proto'] | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const clientNode = require.resolve('@kubernetes/client-node');
+    const undici = require(require.resolve('undici', { paths: [clientNode] })) as {
+      Agent?: { prototype: object };
+    };
+    const proto =
+      undici.Agent === undefined ? undefined : (Object.getPrototypeOf(undici.Agent.prototype) as unknown);
+    if (
+      typeof proto !== 'object' ||
+      proto === null ||
+      typeof (proto as { dispatch?: unknown }).dispatch !== 'function'
+    ) {
+      return undefined;
+    }
+    return proto as UndiciDispatch['proto'];
+  } catch {
+    return undefined;
+  }
+}
+
+/** undici's dispatch, checked as `http.request` is: a refused request throws before anything is sent. */
+function guardDispatch(original: DispatchFn): DispatchFn {
+  return function guardedDispatch(this: unknown, opts: DispatchOptions, handler: unknown): boolean {
+    const s = current();
+    if (s !== undefined && opts.origin !== undefined) {
+      const url = new URL(opts.path ?? '/', opts.origin);
+      check(opts.method, url);
+      if ((opts.method ?? '').toUpperCase() === 'DELETE' && deleteBodyRefused(opts.body)) {
+        throw refuseDeleteBody(s, url);
+      }
+    }
+    return original.call(this, opts, handler);
+  };
+}
 
 function hostOf(url: URL): string {
   const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
@@ -144,7 +200,8 @@ function guardFetch(original: typeof fetch): typeof fetch {
 }
 
 /**
- * Installs the guard over outgoing HTTP (node:http and node:https `request`, global `fetch`) until the
+ * Installs the guard over outgoing HTTP (node:http and node:https `request`, global `fetch`, and the undici
+ * dispatcher client-node 2.x sends through) until the
  * returned function is called. Nested installs share one guard; the last uninstall restores the originals.
  * With `everywhere`, requests outside any planned object's pass are checked too and their refusals
  * recorded there (`reconcilekit plan`: an entry module that starts its operator on import writes nothing).
@@ -158,6 +215,11 @@ export function installHttpGuard(everywhere?: GuardScope): () => void {
     https.request = guardRequest(originals.https, 'https:');
     globalThis.fetch = guardFetch(originals.fetch);
     syncBuiltinESMExports();
+    const proto = undiciDispatcherBase();
+    if (proto !== undefined) {
+      undiciDispatch = { proto, original: proto.dispatch };
+      proto.dispatch = guardDispatch(proto.dispatch);
+    }
   }
   installed++;
   let done = false;
@@ -172,6 +234,10 @@ export function installHttpGuard(everywhere?: GuardScope): () => void {
       globalThis.fetch = originals.fetch;
       originals = undefined;
       syncBuiltinESMExports();
+      if (undiciDispatch !== undefined) {
+        undiciDispatch.proto.dispatch = undiciDispatch.original;
+        undiciDispatch = undefined;
+      }
     }
   };
 }
