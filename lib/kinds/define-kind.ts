@@ -15,7 +15,6 @@ import type {
   StorageVersionOf,
 } from './kind-options.js';
 import { celRules, toStructuralSchema, type SchemaProblem } from './structural-schema.js';
-import type { JSONSchemaProps } from '../apiserver/index.js';
 import {
   admit,
   checkWithApiServer,
@@ -148,7 +147,7 @@ class KindVersionRef {
     const apiVersion = (object as { apiVersion?: unknown } | null)?.apiVersion;
     const schema =
       (typeof apiVersion === 'string' ? this.#schemas.get(apiVersion) : undefined) ?? this.#schema;
-    return admit(schema as JSONSchemaProps, object, old);
+    return admit(schema, object, old);
   }
 
   async validate(object: unknown, old?: unknown): Promise<KindFieldCause[]> {

@@ -164,7 +164,7 @@ function convert(node: unknown, path: string, problems: SchemaProblem[], depth: 
     }
   } else if (typeof type !== 'string' || !TYPES.has(type)) {
     return fail(`type ${JSON.stringify(type)} is not supported: use one of ${[...TYPES].join(', ')}`);
-  } else out.type = type as CrdSchema['type'];
+  } else out.type = type;
 
   copyExclusive(node, out, 'exclusiveMinimum', 'minimum', path, problems);
   copyExclusive(node, out, 'exclusiveMaximum', 'maximum', path, problems);
@@ -246,7 +246,7 @@ function convertUnion(
       problems.push({ field: path, detail: 'an enum must hold values of one type (strings, or numbers)' });
       return {};
     }
-    return { type: type as CrdSchema['type'], enum: values, ...outer };
+    return { type, enum: values, ...outer };
   }
   // T | null → nullable T.
   const nonNull = branches.filter((b) => b.type !== 'null');
@@ -430,7 +430,7 @@ export function celRules(raw: unknown, path: string, problems: SchemaProblem[]):
     if (entry.reason !== undefined) {
       if (typeof entry.reason !== 'string' || !RULE_REASONS.has(entry.reason)) {
         problems.push({ field: `${field}.reason`, detail: `must be one of ${[...RULE_REASONS].join(', ')}` });
-      } else rule.reason = entry.reason as CelRule['reason'];
+      } else rule.reason = entry.reason;
     }
     if (entry.optionalOldSelf === true) rule.optionalOldSelf = true;
     for (const key of Object.keys(entry)) {
