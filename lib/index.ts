@@ -118,6 +118,8 @@ export {
   KubeTransport,
   DEFAULT_USER_AGENT,
   DEFAULT_MAX_FREE_SOCKETS,
+  PARTIAL_OBJECT_METADATA_ACCEPT,
+  PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
   type KubeRequest,
   type KubeTransportOptions,
 } from './kube/kube-transport.js';

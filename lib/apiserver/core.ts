@@ -19,6 +19,8 @@ export interface CoreSettings {
   maxBodyBytes: number;
   watchBufferBytes: number;
   bookmarkIntervalMs: number;
+  /** kube's WatchList feature gate: `sendInitialEvents` served (true) or refused with 422 (false). */
+  watchList: boolean;
   /** Put a `default` ServiceAccount and `kube-root-ca.crt` (this CA PEM) in every namespace; off when undefined. */
   namespaceDefaults?: { caPem: string };
   /** Write Deployments' status as the deployment controller would with no Pods ever ready. */

@@ -119,6 +119,13 @@ export interface ApiServerOptions extends ServerLimitOptions {
   watchTotalBufferBytes?: number;
   /** Interval of periodic BOOKMARK events; default DEFAULT_BOOKMARK_INTERVAL_MS. */
   bookmarkIntervalMs?: number;
+  /**
+   * Serve watch-list (`sendInitialEvents` on a watch, and the `k8s.io/initial-events-end` bookmark after the
+   * initial events of a watch from no resourceVersion or "0"), as kube-apiserver with its WatchList feature
+   * gate on (the default since 1.32). false plays a server with the gate off: `sendInitialEvents` is refused
+   * with 422, as kube-apiserver `--feature-gates=WatchList=false` does. Default true.
+   */
+  watchList?: boolean;
   /** Largest accepted request body; default DEFAULT_MAX_BODY_BYTES (3 MiB, like kube-apiserver). */
   maxBodyBytes?: number;
   /**
@@ -207,6 +214,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       watchBufferBytes: options.watchBufferBytes ?? DEFAULT_WATCH_BUFFER_BYTES,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
+      watchList: options.watchList !== false,
       ...(options.namespaceDefaults === true ? { namespaceDefaults: { caPem: ca?.cert ?? '' } } : {}),
       ...(options.deploymentStatus === true ? { deploymentStatus: true } : {}),
     },

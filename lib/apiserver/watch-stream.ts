@@ -38,6 +38,11 @@ export interface WatchStreamOptions {
    * serialised event lines. Undefined: never shared (Table watches).
    */
   shareKey?: string;
+  /**
+   * Drop every event and bookmark (ERROR events still go out): the requested form cannot show one event,
+   * as a PartialObjectMetadataList watch on kube-apiserver, which stays open and sends nothing.
+   */
+  silent?: boolean;
   /** Called after the stream queued bytes or drained (global watch memory accounting). */
   onQueued?: (stream: WatchStream) => void;
   /** Called once when the stream ends for any reason. */
@@ -74,7 +79,7 @@ export class WatchStream {
 
   /** Sends one event line. */
   send(type: string, object: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.options.silent === true) return;
     this.write(JSON.stringify({ type, object }) + '\n');
   }
 
@@ -90,7 +95,7 @@ export class WatchStream {
 
   /** Sends a stored object's event, serialised once for every watch with the same share key. */
   private sendStored(type: string, object: JsonObject): void {
-    if (this.closed) return;
+    if (this.closed || this.options.silent === true) return;
     const key = this.options.shareKey;
     if (key === undefined) {
       this.send(type, this.options.present(object, type));

@@ -44,8 +44,26 @@ export interface KubeRequest {
   body?: unknown;
   /** Content type of the body. Default: `application/json`. */
   contentType?: string;
+  /**
+   * `Accept` header. Default: `application/json`. {@link PARTIAL_OBJECT_METADATA_ACCEPT} and
+   * {@link PARTIAL_OBJECT_METADATA_LIST_ACCEPT} ask for metadata only.
+   */
+  accept?: string;
   signal?: AbortSignal;
 }
+
+/**
+ * `Accept` of a get or watch that wants objects as `PartialObjectMetadata` (metadata only, JSON).
+ * @category Kubernetes client
+ */
+export const PARTIAL_OBJECT_METADATA_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+
+/**
+ * `Accept` of a list that wants a `PartialObjectMetadataList` (metadata only, JSON).
+ * @category Kubernetes client
+ */
+export const PARTIAL_OBJECT_METADATA_LIST_ACCEPT =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 /**
  * What {@link KubeTransport}'s constructor takes.
@@ -200,7 +218,10 @@ export class KubeTransport {
     let payload: Buffer | undefined;
     if (req.body !== undefined) payload = Buffer.from(JSON.stringify(req.body));
     for (let attempt = 0; ; attempt++) {
-      const headers: OutgoingHttpHeaders = { ...(await this.headers()), Accept: 'application/json' };
+      const headers: OutgoingHttpHeaders = {
+        ...(await this.headers()),
+        Accept: req.accept ?? 'application/json',
+      };
       if (payload !== undefined) {
         headers['Content-Type'] = req.contentType ?? 'application/json';
         headers['Content-Length'] = String(payload.length);

@@ -62,7 +62,7 @@ const INTERNAL_PACKAGE: Record<string, string> = {
   'apiextensions.k8s.io': 'apiextensions',
 };
 
-function internalPackage(group: string): string {
+export function internalPackage(group: string): string {
   return INTERNAL_PACKAGE[group] ?? group.split('.')[0] ?? group;
 }
 

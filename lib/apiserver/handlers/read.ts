@@ -5,7 +5,15 @@ import { objectKey } from '../store.js';
 import { apiVersionOf, typeKey } from '../resource-type.js';
 import { ApiError, badRequest, expired, failureStatus, invalid, pathNotFound } from '../status.js';
 import { namespaceOf, selectorFilter } from './filter.js';
-import { listItem, presentObject, tableOf, wantsTable } from './presentation.js';
+import {
+  listItem,
+  partialForm,
+  partialObject,
+  presentObject,
+  tableOf,
+  wantsTable,
+  wrongPartialForm,
+} from './presentation.js';
 import { checkListOptions } from './list-options.js';
 import type { RequestContext } from './request-context.js';
 import { scaleOf } from './scale.js';
@@ -14,8 +22,13 @@ import { currentObjectOrCheck } from './update.js';
 /** GET of one object (or its status/scale subresource). */
 export function handleGet(ctx: RequestContext): Reply {
   const sub = ctx.info.subresource;
+  const form = sub === 'scale' || wantsTable(ctx) ? undefined : partialForm(ctx);
   const current = currentObjectOrCheck(ctx);
   if (sub === 'scale') return { code: 200, body: scaleOf(ctx, current) };
+  if (form !== undefined) {
+    if (form.kind !== 'PartialObjectMetadata') throw wrongPartialForm(ctx, form, false);
+    return { code: 200, body: partialObject(form, presentObject(ctx, current)) };
+  }
   if (wantsTable(ctx)) {
     return {
       code: 200,
@@ -190,6 +203,20 @@ export function handleList(ctx: RequestContext): Reply {
     items = page;
   }
   if (wantsTable(ctx)) return { code: 200, body: tableOf(ctx, items, listMeta) };
+  const form = partialForm(ctx);
+  if (form !== undefined) {
+    if (form.kind !== 'PartialObjectMetadataList') throw wrongPartialForm(ctx, form, true);
+    return {
+      code: 200,
+      body: {
+        kind: 'PartialObjectMetadataList',
+        apiVersion: form.apiVersion,
+        metadata: listMeta,
+        // kube encodes an empty list of these as null (a nil Go slice), unlike a typed list's [].
+        items: items.length === 0 ? null : items.map((o) => partialObject(form, presentObject(ctx, o))),
+      },
+    };
+  }
   return {
     code: 200,
     body: {

@@ -5,7 +5,7 @@ import { WatchStream, type WatchStreamOptions } from '../watch-stream.js';
 import { ConvertingWatchStream, presentConverted } from '../webhooks/converting-watch-stream.js';
 import { convertForRequest } from '../webhooks/request-conversion.js';
 import { namespaceOf, selectorFilter } from './filter.js';
-import { presentObject, tableOf, wantsTable } from './presentation.js';
+import { partialForm, partialObject, presentObject, tableOf, wantsTable } from './presentation.js';
 import { checkListOptions } from './list-options.js';
 import type { RequestContext } from './request-context.js';
 
@@ -29,6 +29,12 @@ export function handleWatch(ctx: RequestContext): void {
   const sendInitial = query.get('sendInitialEvents');
   if (sendInitial !== null && sendInitial !== '' && sendInitial !== 'true' && sendInitial !== 'false')
     listOptionsInvalid('sendInitialEvents', 'Invalid value');
+  if (sendInitial !== null && sendInitial !== '' && !core.settings.watchList) {
+    listOptionsInvalid(
+      'sendInitialEvents',
+      'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+    );
+  }
   checkListOptions(query, true);
   if (rvText !== '' && !/^\d+$/.test(rvText)) {
     throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
@@ -57,9 +63,17 @@ export function handleWatch(ctx: RequestContext): void {
     name: ctx.info.name,
   };
   const table = wantsTable(ctx);
+  const form = table ? undefined : partialForm(ctx);
   let firstTableEvent = true;
   const conversions = ctx.conversions;
   const present = (obj: JsonObject, eventType: string): unknown => {
+    if (form !== undefined) {
+      const shown =
+        conversions === undefined
+          ? presentObject(ctx, obj)
+          : presentConverted(conversions, () => converting, obj);
+      return partialObject(form, shown);
+    }
     if (conversions !== undefined && !table) return presentConverted(conversions, () => converting, obj);
     if (!table) return presentObject(ctx, obj);
     const rendered = tableOf(ctx, [obj]);
@@ -71,7 +85,16 @@ export function handleWatch(ctx: RequestContext): void {
     filter: { typeKey: key, namespace: namespaceOf(ctx), matches },
     present,
     maxBufferBytes: core.settings.watchBufferBytes,
-    ...(table ? {} : { shareKey: apiVersionOf(type.group, ctx.version.name) }),
+    ...(table
+      ? {}
+      : {
+          shareKey:
+            form === undefined
+              ? apiVersionOf(type.group, ctx.version.name)
+              : `${form.apiVersion}/${form.kind}\0${apiVersionOf(type.group, ctx.version.name)}`,
+        }),
+    // kube cannot render one event as a list: a PartialObjectMetadataList watch stays open and silent.
+    ...(form?.kind === 'PartialObjectMetadataList' ? { silent: true } : {}),
     onQueued: (s) => {
       core.hub.account(s);
     },
@@ -81,8 +104,8 @@ export function handleWatch(ctx: RequestContext): void {
     },
     bookmark: bookmarks
       ? (rv, annotations) => ({
-          kind: type.kind,
-          apiVersion: apiVersionOf(type.group, ctx.version.name),
+          kind: form === undefined ? type.kind : form.kind,
+          apiVersion: form === undefined ? apiVersionOf(type.group, ctx.version.name) : form.apiVersion,
           metadata: annotations
             ? { resourceVersion: String(rv), annotations }
             : { resourceVersion: String(rv) },
@@ -124,10 +147,11 @@ export function handleWatch(ctx: RequestContext): void {
       if (matches(obj)) stream.sendAdded(obj);
     }
     if (sendInitial === 'true') {
-      // client-go's watch-list client learns the list type from this blueprint (an empty list, base64).
+      // client-go's watch-list client (kubectl >= 1.35) learns the list type from this blueprint (an empty
+      // list in the requested form, base64), which kube-apiserver >= 1.35 adds; 1.34 sends the end mark alone.
       const blueprint = {
-        kind: type.listKind,
-        apiVersion: apiVersionOf(type.group, ctx.version.name),
+        kind: form === undefined ? type.listKind : 'PartialObjectMetadataList',
+        apiVersion: form === undefined ? apiVersionOf(type.group, ctx.version.name) : form.apiVersion,
         metadata: {},
         items: [],
       };
@@ -135,6 +159,10 @@ export function handleWatch(ctx: RequestContext): void {
         [INITIAL_EVENTS_END]: 'true',
         [LIST_BLUEPRINT]: Buffer.from(JSON.stringify(blueprint)).toString('base64'),
       });
+    } else if (core.settings.watchList) {
+      // With the WatchList gate on, kube-apiserver 1.34 also ends the initial events of a watch from no
+      // resourceVersion (or "0") with the end mark, when bookmarks are allowed.
+      stream.sendBookmark(core.store.currentRv, { [INITIAL_EVENTS_END]: 'true' });
     }
   }
   if (stream.isClosed) return;
