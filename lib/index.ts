@@ -94,11 +94,14 @@ export const VERSION = '0.1.0';
 export type { ResourceRef, ObjectRef } from './kube/resource-ref.js';
 export {
   loadKubeConfig,
+  readKubeConfig,
   KubeConfigNotFoundError,
   isKubeConfigNotFound,
   KubeConfigLoadError,
   isKubeConfigLoadError,
 } from './kube/kube-config.js';
+export type { LoadedKubeConfig } from './kube/loaded-kube-config.js';
+export type { KubeconfigUserExtras } from './kube/kubeconfig-extras.js';
 export {
   ApiError,
   CONNECTION_ERROR_REASON,

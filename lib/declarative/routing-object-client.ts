@@ -24,7 +24,7 @@ export class RoutingObjectClient extends ObjectClient {
     private readonly views: ObjectClient,
     private readonly viewGroupSuffix: string,
   ) {
-    super({ kubeConfig: cluster.kubeConfig });
+    super({ kubeConfig: cluster.kubeConfigSource });
   }
 
   /** The client that serves `apiVersion`. */

@@ -5,6 +5,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { KubeConfig, User } from '@kubernetes/client-node';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { kubeconfigUserExtras, type KubeconfigUserExtras } from './kubeconfig-extras.js';
+import { asClientNode, type LoadedKubeConfig } from './loaded-kube-config.js';
 
 /** How long a `token-file` token is used before the file is read again (client-go: 1 minute). */
 export const DEFAULT_TOKEN_FILE_REFRESH_MS = 60_000;
@@ -35,11 +36,11 @@ interface Cached<T> {
  * The kubeconfig user's credential, kept current: a `token-file` re-read every minute and after a 401
  * (rotation), an exec plugin run once and again when its `expirationTimestamp` passes — or, with none,
  * only after a 401 — whether it returns a token or a client certificate, OIDC and other auth providers
- * through client-node, and impersonation with user, groups, uid and extra. Nothing is read synchronously
+ * through client-node (loaded only for them), and impersonation with user, groups, uid and extra. Nothing is read synchronously
  * per request: the CA and static client certificate are the transport's, read once.
  */
 export class KubeCredentials {
-  private readonly kc: KubeConfig;
+  private readonly kc: KubeConfig | LoadedKubeConfig;
   private readonly user: User | null;
   private readonly extras: KubeconfigUserExtras;
   private readonly tokenFile: string | undefined;
@@ -48,7 +49,7 @@ export class KubeCredentials {
   private pending: Promise<Credential> | undefined;
   private readonly impersonation: OutgoingHttpHeaders;
 
-  constructor(kc: KubeConfig) {
+  constructor(kc: KubeConfig | LoadedKubeConfig) {
     this.kc = kc;
     this.user = kc.getCurrentUser();
     this.extras = kubeconfigUserExtras(kc, this.user?.name);
@@ -103,7 +104,7 @@ export class KubeCredentials {
     } else if (user?.authProvider != null) {
       // OIDC, azure, gcp: client-node's providers refresh the token themselves.
       const opts: https.RequestOptions = { headers: {} };
-      await this.kc.applyToHTTPSOptions(opts);
+      await asClientNode(this.kc).applyToHTTPSOptions(opts);
       const auth = (opts.headers as OutgoingHttpHeaders | undefined)?.Authorization;
       if (auth !== undefined) headers.Authorization = auth;
     } else if (user?.token != null && user.token !== '') {

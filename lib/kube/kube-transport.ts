@@ -7,6 +7,7 @@ import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ApiError, connectionError } from './api-error.js';
 import { KubeCredentials, type Credential } from './kube-credentials.js';
+import { asClientNode, type LoadedKubeConfig } from './loaded-kube-config.js';
 
 /** The contents of a kubeconfig `file` field, else its base64 `-data` field decoded, else null. */
 function bufferFromFileOrString(file?: string | null, data?: string | null): Buffer | null {
@@ -70,8 +71,11 @@ export const PARTIAL_OBJECT_METADATA_LIST_ACCEPT =
  * @category Kubernetes client
  */
 export interface KubeTransportOptions {
-  /** Source of the server URL, TLS material and credentials. */
-  kubeConfig: KubeConfig;
+  /**
+   * Source of the server URL, TLS material and credentials: a client-node `KubeConfig`, or the
+   * {@link LoadedKubeConfig} reconcilekit reads itself (without loading client-node).
+   */
+  kubeConfig: KubeConfig | LoadedKubeConfig;
   /** Agent for every non-watch request. Default: one keep-alive agent built from the kubeconfig's TLS. */
   agent?: http.Agent | https.Agent;
   /** `User-Agent` header. Default: {@link DEFAULT_USER_AGENT}. */
@@ -96,7 +100,8 @@ export type AgentKind = 'shared' | 'watch';
  */
 export class KubeTransport {
   readonly server: URL;
-  readonly kubeConfig: KubeConfig;
+  /** The configuration this transport was built from, as given. */
+  readonly source: KubeConfig | LoadedKubeConfig;
   /** The credential source (exposed for tests and for callers that open their own connections). */
   readonly credentials: KubeCredentials;
   private readonly userAgent: string;
@@ -120,7 +125,7 @@ export class KubeTransport {
         `plain http server ${cluster.server} needs insecure-skip-tls-verify: true on its kubeconfig cluster`,
       );
     }
-    this.kubeConfig = kc;
+    this.source = kc;
     this.server = new URL(cluster.server);
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     const user = kc.getCurrentUser();
@@ -142,6 +147,11 @@ export class KubeTransport {
     }
     this.credentials = new KubeCredentials(kc);
     this.givenAgent = options.agent;
+  }
+
+  /** The configuration as a client-node `KubeConfig` (made, loading client-node, when it was not one). */
+  get kubeConfig(): KubeConfig {
+    return asClientNode(this.source);
   }
 
   private get isHttps(): boolean {

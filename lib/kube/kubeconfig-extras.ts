@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clientNode } from './client-node.js';
+import { parseKubeconfig } from './kube-config-file.js';
+import { LoadedKubeConfig, rememberExtras, userExtrasOf } from './loaded-kube-config.js';
 
 /**
  * The kubeconfig user fields client-node 1.x reads once or not at all: `token-file` (client-node reads it
@@ -14,16 +16,12 @@ export interface KubeconfigUserExtras {
   asUserExtra?: Record<string, string[]>;
 }
 
-const extrasOf = new WeakMap<KubeConfig, Map<string, KubeconfigUserExtras>>();
-
-/** The extras recorded for `userName` of `kc` (by {@link recordKubeconfigExtras}); empty when none. */
-export function kubeconfigUserExtras(kc: KubeConfig, userName: string | undefined): KubeconfigUserExtras {
-  if (userName === undefined) return {};
-  return extrasOf.get(kc)?.get(userName) ?? {};
-}
-
-function strings(value: unknown): string[] | undefined {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
+/** The extras of `userName` in `kc` (recorded by the loaders here); empty when none. */
+export function kubeconfigUserExtras(
+  kc: KubeConfig | LoadedKubeConfig,
+  userName: string | undefined,
+): KubeconfigUserExtras {
+  return userExtrasOf(kc, userName);
 }
 
 /**
@@ -31,33 +29,10 @@ function strings(value: unknown): string[] | undefined {
  * user wins, as in kubectl's merge). `baseDir` resolves a relative `token-file`.
  */
 export function recordKubeconfigExtras(kc: KubeConfig, yaml: string, baseDir?: string): void {
-  let doc: unknown;
   try {
-    doc = clientNode().loadYaml(yaml);
+    rememberExtras(kc, parseKubeconfig(yaml, '<string>', 'string', baseDir ?? process.cwd()).extras);
   } catch {
-    return; // client-node reports the YAML error itself
-  }
-  const users = (doc as { users?: unknown } | null)?.users;
-  if (!Array.isArray(users)) return;
-  const map = extrasOf.get(kc) ?? new Map<string, KubeconfigUserExtras>();
-  extrasOf.set(kc, map);
-  for (const entry of users as { name?: unknown; user?: Record<string, unknown> }[]) {
-    if (typeof entry.name !== 'string' || map.has(entry.name) || entry.user === undefined) continue;
-    const u = entry.user;
-    const extras: KubeconfigUserExtras = {};
-    if (typeof u['token-file'] === 'string' && u['token-file'] !== '') {
-      const file = u['token-file'];
-      extras.tokenFile = baseDir !== undefined && !isAbsolute(file) ? resolve(baseDir, file) : file;
-    }
-    const groups = strings(u['as-groups']);
-    if (groups !== undefined) extras.asGroups = groups;
-    if (typeof u['as-uid'] === 'string') extras.asUid = u['as-uid'];
-    const extra = u['as-user-extra'];
-    if (typeof extra === 'object' && extra !== null) {
-      extras.asUserExtra = {};
-      for (const [key, values] of Object.entries(extra)) extras.asUserExtra[key] = strings(values) ?? [];
-    }
-    map.set(entry.name, extras);
+    // client-node reports the YAML error itself
   }
 }
 
@@ -75,4 +50,16 @@ export function kubeConfigFromFile(path: string): KubeConfig {
   kc.loadFromFile(path);
   recordKubeconfigExtras(kc, readFileSync(path, 'utf8'), dirname(path));
   return kc;
+}
+
+/** Reads kubeconfig YAML with reconcilekit's own loader (no client-node); relative paths against `baseDir`. */
+export function loadedKubeConfigFromYaml(yaml: string, baseDir = process.cwd()): LoadedKubeConfig {
+  const parts = parseKubeconfig(yaml, '<string>', 'string', baseDir);
+  return new LoadedKubeConfig(
+    parts.clusters,
+    parts.users,
+    parts.contexts,
+    parts.currentContext,
+    parts.extras,
+  );
 }

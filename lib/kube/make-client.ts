@@ -1,10 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { isKubeConfigNotFound, loadKubeConfig } from './kube-config.js';
+import { isKubeConfigNotFound, readKubeConfig } from './kube-config.js';
 import { ObjectClient } from './object-client.js';
 
 /**
- * The framework's client: on `kubeConfig` when given, else on the kubeconfig kubectl would find.
+ * The framework's client: on `kubeConfig` when given, else on the kubeconfig kubectl would find (read by
+ * reconcilekit itself: no client-node is loaded for it).
  * Without any, undefined when `needsApi` is false (a framework fed only through updateFunc), else an
  * InvalidConfigError saying where a configuration is looked for.
  */
@@ -16,7 +17,7 @@ export function makeClient(
   const userAgent = `reconcilekit/${name}`;
   if (kubeConfig !== undefined) return new ObjectClient({ kubeConfig, userAgent });
   try {
-    return new ObjectClient({ kubeConfig: loadKubeConfig(), userAgent });
+    return new ObjectClient({ kubeConfig: readKubeConfig(), userAgent });
   } catch (err) {
     if (!isKubeConfigNotFound(err)) throw err;
     if (needsApi) throw new InvalidConfigError(`config.kubeConfig: ${err.message}`, { cause: err });

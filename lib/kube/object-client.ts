@@ -7,6 +7,7 @@ import type { CacheReader } from './cache-reader.js';
 import { KubeTransport, toApiError } from './kube-transport.js';
 import type { ObjectRef, ResourceRef } from './resource-ref.js';
 import { KindClient } from './kind-client.js';
+import type { LoadedKubeConfig } from './loaded-kube-config.js';
 import type { TypedResource } from './kind-object.js';
 
 /**
@@ -37,8 +38,11 @@ export type PatchType = keyof typeof PATCH_CONTENT_TYPES;
  * @category Kubernetes client
  */
 export interface ObjectClientOptions {
-  /** Server, TLS and credentials (client-node `KubeConfig`). */
-  kubeConfig: KubeConfig;
+  /**
+   * Server, TLS and credentials: a client-node `KubeConfig`, or the {@link LoadedKubeConfig} reconcilekit
+   * reads itself (without loading client-node).
+   */
+  kubeConfig: KubeConfig | LoadedKubeConfig;
   /** Agent for every non-watch request. Default: one keep-alive agent with the kubeconfig's TLS. */
   agent?: http.Agent | https.Agent;
   /** `User-Agent` header. Default: `reconcilekit`. */
@@ -167,7 +171,6 @@ interface ApiResource {
  * @category Kubernetes client
  */
 export class ObjectClient {
-  readonly kubeConfig: KubeConfig;
   readonly transport: KubeTransport;
   private readonly fieldManager: string;
   private readonly signal: AbortSignal | undefined;
@@ -181,10 +184,22 @@ export class ObjectClient {
   readonly reader: CacheReader | undefined;
 
   constructor(options: ObjectClientOptions) {
-    this.kubeConfig = options.kubeConfig;
     this.transport = new KubeTransport(options);
     this.fieldManager = options.fieldManager ?? DEFAULT_FIELD_MANAGER;
     this.signal = options.signal;
+  }
+
+  /**
+   * The kubeconfig as a client-node `KubeConfig`: the one given, or one made from the configuration
+   * reconcilekit read itself (which loads client-node on first access).
+   */
+  get kubeConfig(): KubeConfig {
+    return this.transport.kubeConfig;
+  }
+
+  /** The configuration this client was built from, as given (no client-node is loaded for it). */
+  get kubeConfigSource(): KubeConfig | LoadedKubeConfig {
+    return this.transport.source;
   }
 
   /** Plural and scope of a kind, through discovery (cached; re-discovered once on a miss). */
