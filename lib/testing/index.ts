@@ -44,4 +44,10 @@ export {
   type CollectEventsOptions,
 } from './event-collector.js';
 export { installCrds, DEFAULT_CRD_ESTABLISHED_TIMEOUT_MS, type InstallCrdsOptions } from './install-crds.js';
-export { applyManifests, readManifests, parseManifests, type ApplyManifestsOptions } from './manifests.js';
+export {
+  applyManifests,
+  readManifests,
+  parseManifests,
+  ManifestParseError,
+  type ApplyManifestsOptions,
+} from './manifests.js';

@@ -1,8 +1,9 @@
 /* eslint-disable @typescript-eslint/no-misused-spread -- client-node models are plain-data classes: objects from the wire and object literals are never instances, and spreading them is how they are built. */
 import { readFile } from 'node:fs/promises';
-import { loadYaml, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { isAlreadyExists } from '../kube/api-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
+import { yamlModule } from '../util/yaml.js';
 
 /** Options of {@link applyManifests}. */
 export interface ApplyManifestsOptions {
@@ -17,23 +18,70 @@ export async function readManifests(path: string): Promise<KubernetesObject[]> {
   return parseManifests(await readFile(path, 'utf8'));
 }
 
+/** A manifest text that is not valid YAML, or holds a document that is not an object. */
+export class ManifestParseError extends Error {
+  override readonly name = 'ManifestParseError';
+  constructor(
+    message: string,
+    /** 1-based index of the offending document in the text. */
+    readonly document: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** Aliases a manifest may expand (the `yaml` library's `maxAliasCount`): an alias bomb is refused. */
+const MAX_MANIFEST_ALIAS_COUNT = 1000;
+
 /**
  * Parses every object of a (multi-document) YAML text, in wire form; empty documents are skipped.
  *
- * client-node's `loadYaml`/`loadAllYaml` turn known kinds into its typed models, which renames fields
- * (`x-kubernetes-preserve-unknown-fields`, a schema's `default`) and drops unknown ones — sending the
- * result back to a server corrupts it. So each document is parsed as a plain value: nested under one key,
- * where client-node finds no `apiVersion`/`kind` to convert by.
+ * Documents are split by a YAML parser (`---` markers with content or tags on the same line, `...` ends,
+ * directives and comments all read as YAML 1.2 says), not by a regular expression, and each document is
+ * kept as plain data: client-node's `loadYaml`/`loadAllYaml` turn known kinds into its typed models, which
+ * renames fields (`x-kubernetes-preserve-unknown-fields`, a schema's `default`) and drops unknown ones.
+ * Throws a {@link ManifestParseError} naming the document and line for invalid YAML, a document that is
+ * not an object, or aliases that expand past {@link MAX_MANIFEST_ALIAS_COUNT}.
  */
 export function parseManifests(yaml: string): KubernetesObject[] {
-  return yaml
-    .split(/^---[ \t]*(?:#.*)?$/m)
-    .filter((doc) => doc.replace(/^\s*#.*$/gm, '').trim() !== '')
-    .map((doc) => {
-      const nested = `document:\n${doc.replace(/^/gm, '  ')}`;
-      return loadYaml<{ document?: unknown }>(nested).document;
-    })
-    .filter((doc): doc is KubernetesObject => typeof doc === 'object' && doc !== null);
+  const lib = yamlModule();
+  const lines = new lib.LineCounter();
+  const documents = lib.parseAllDocuments(yaml, { merge: true, lineCounter: lines });
+  const all = Array.isArray(documents) ? documents : [];
+  const objects: KubernetesObject[] = [];
+  for (const [i, document] of all.entries()) {
+    const index = i + 1;
+    const error = document.errors[0];
+    if (error !== undefined) {
+      const at = lines.linePos(error.pos[0]);
+      const what = error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? error.code;
+      throw new ManifestParseError(
+        `manifest document ${String(index)} is not valid YAML: ${what} (line ${String(at.line)}, column ${String(at.col)})`,
+        index,
+        { cause: error },
+      );
+    }
+    let value: unknown;
+    try {
+      value = document.toJS({ maxAliasCount: MAX_MANIFEST_ALIAS_COUNT });
+    } catch (e) {
+      throw new ManifestParseError(
+        `manifest document ${String(index)} cannot be read: ${(e as Error).message} (aliases expand past ${String(MAX_MANIFEST_ALIAS_COUNT)}? write the repeated parts out)`,
+        index,
+        { cause: e },
+      );
+    }
+    if (value === null || value === undefined) continue;
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      throw new ManifestParseError(
+        `manifest document ${String(index)} is ${Array.isArray(value) ? 'a list' : `the ${typeof value} ${JSON.stringify(value)}`}, not an object: each document must be one Kubernetes object (apiVersion, kind, metadata)`,
+        index,
+      );
+    }
+    objects.push(value);
+  }
+  return objects;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   collectEvents,
   isWaitTimeout,
   parseManifests,
+  ManifestParseError,
   applyManifests,
   startTestEnvironment,
   waitFor,
@@ -186,5 +187,63 @@ describe('parseManifests', () => {
     expect(schema.properties.size.default).toBe(1);
     expect(crd.spec.futureField).toBe('kept');
     expect(second.data.page).toBe('line one\n---\nline three\n');
+  });
+
+  it('reads valid multi-document YAML a line-based splitter breaks: content after ---, directives, ... ends', () => {
+    const objects = parseManifests(
+      [
+        '%YAML 1.2',
+        '--- {apiVersion: v1, kind: ConfigMap, metadata: {name: one}}',
+        '...',
+        '--- !!map',
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata: {name: two}',
+        'data:',
+        '  base: &base {a: "1"}',
+        '---',
+        '---',
+        '# only a comment',
+        '---',
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata: {name: three}',
+        'data:',
+        '  <<: {b: "2"}',
+        '  text: "---"',
+      ].join('\n'),
+    ) as any[];
+    expect(objects.map((o: { metadata: { name: string } }) => o.metadata.name)).toEqual([
+      'one',
+      'two',
+      'three',
+    ]);
+    expect(objects[2].data).toEqual({ b: '2', text: '---' });
+  });
+
+  it('refuses bad documents with a ManifestParseError naming the document and line', () => {
+    const bad = (text: string): ManifestParseError => {
+      try {
+        parseManifests(text);
+      } catch (e) {
+        if (e instanceof ManifestParseError) return e;
+        throw e;
+      }
+      throw new Error('parseManifests accepted it');
+    };
+    const syntax = bad('apiVersion: v1\nkind: ConfigMap\n---\nmetadata: {name: [unclosed\n');
+    expect(syntax.document).toBe(2);
+    expect(syntax.message).toMatch(/^manifest document 2 is not valid YAML: .*\(line \d+, column \d+\)$/);
+    const scalar = bad('apiVersion: v1\n---\njust text\n');
+    expect(scalar.message).toContain('manifest document 2 is the string "just text", not an object');
+    expect(bad('- a\n- b\n').message).toContain('is a list, not an object');
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 0; i < 8; i++)
+      bomb.push(
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(97 + i)}`)
+          .join(', ')}]`,
+      );
+    expect(bad(bomb.join('\n')).message).toMatch(/cannot be read: .*aliases expand past 1000/);
   });
 });
