@@ -7,6 +7,7 @@ import { startApiServer, type ApiServer } from '../apiserver/index.js';
 import { loadKubeConfig } from '../kube/kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';
 import { installCrds } from '../testing/install-crds.js';
+import { installDevCrds } from './dev-crds.js';
 import { readManifests } from '../testing/manifests.js';
 import type { CommandIo } from './apiserver-command.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
@@ -17,19 +18,22 @@ import { DEV_WEBHOOKS_ENV } from '../webhooks/webhook-host.js';
 /** Where `reconcilekit dev` writes the embedded server's kubeconfig, relative to the working directory. */
 export const DEV_KUBECONFIG_PATH = '.reconcilekit/kubeconfig';
 
-const USAGE = `usage: reconcilekit dev <entry.js> [--crds FILE]... [--cluster | --embedded] [--port P] [-- ARGS...]
+const USAGE = `usage: reconcilekit dev <entry.js> [--crds FILE]... [--cluster [--replace-crds] | --embedded] [--port P]
+                       [-- ARGS...]
 
 Runs your operator's entry point (compiled JavaScript) the way it runs in production, for a local loop:
   - with KUBECONFIG set (or --cluster): against that cluster;
   - otherwise (or --embedded): against an embedded API server on 127.0.0.1, whose kubeconfig is written to
     ${DEV_KUBECONFIG_PATH}.
-The CRDs of --crds (default deploy/crd.yaml when it exists) are installed first; then it prints the
+The CRDs of --crds (default deploy/crd.yaml when it exists) are installed first (on a cluster: a missing CRD
+is created, one that already matches is kept, one that differs stops dev unless --replace-crds); then it prints the
 kubectl command to try the operator. Ctrl-C stops the operator gracefully (SIGTERM), then the server. The live view (debugPage) is on: open
 /debug/ on the operator's health server. On the embedded server an Operator's webhooks (option webhooks)
 are served on 127.0.0.1 with a CA of their own and registered with it: no certificates or tunnels.
   --crds FILE   a YAML file of CustomResourceDefinitions (repeatable)
   --cluster     use KUBECONFIG / ~/.kube/config even when KUBECONFIG is unset
   --embedded    use an embedded API server even when KUBECONFIG is set
+  --replace-crds  on a cluster, replace CRDs that differ from the files (they change for every user of the cluster)
   --port P      port of the embedded server (default 0: any free port)
   -- ARGS       passed to the entry point
 `;
@@ -38,6 +42,7 @@ interface DevOptions {
   entry: string;
   crds: string[];
   mode: 'cluster' | 'embedded';
+  replaceCrds: boolean;
   port: number;
   args: string[];
 }
@@ -52,6 +57,7 @@ export function parseDevArgs(
   const crds: string[] = [];
   let mode: DevOptions['mode'] = env.KUBECONFIG ? 'cluster' : 'embedded';
   let port = 0;
+  let replaceCrds = false;
   let i = 0;
   for (; i < args.length; i++) {
     const arg = args[i] ?? '';
@@ -59,6 +65,10 @@ export function parseDevArgs(
     if (arg === '--help' || arg === '-h') return 'help';
     if (arg === '--cluster' || arg === '--embedded') {
       mode = arg === '--cluster' ? 'cluster' : 'embedded';
+      continue;
+    }
+    if (arg === '--replace-crds') {
+      replaceCrds = true;
       continue;
     }
     if (!arg.startsWith('--')) {
@@ -77,7 +87,7 @@ export function parseDevArgs(
         throw new UsageError(`--port must be 0..65535, got "${value}"`);
     } else
       throw new UsageError(
-        unknownFlagMessage(flag, ['--help', '--cluster', '--embedded', '--crds', '--port']),
+        unknownFlagMessage(flag, ['--help', '--cluster', '--embedded', '--replace-crds', '--crds', '--port']),
       );
   }
   if (entry === undefined) throw new UsageError('which entry point? e.g. reconcilekit dev dist/src/main.js');
@@ -91,7 +101,12 @@ export function parseDevArgs(
   for (const crd of crds) {
     if (!existsSync(crd)) throw new UsageError(`--crds ${relative(cwd, crd)} does not exist`);
   }
-  return { entry: absolute, crds, mode, port, args: args.slice(i + 1) };
+  if (replaceCrds && mode === 'embedded') {
+    throw new UsageError(
+      '--replace-crds is for a cluster (KUBECONFIG or --cluster): the embedded server starts empty',
+    );
+  }
+  return { entry: absolute, crds, mode, replaceCrds, port, args: args.slice(i + 1) };
 }
 
 /** `kubectl get <plural>` of the first CRD, as a hint of what to try. */
@@ -151,15 +166,30 @@ export async function runDevCommand(args: readonly string[], io: CommandIo): Pro
       io.stdout(`embedded API server on ${server.url} (kubeconfig: ${kubeconfigPath})\n`);
     }
     const crds: KubernetesObject[] = [];
-    for (const file of options.crds) crds.push(...(await readManifests(file)));
+    const files = new Map<KubernetesObject, string>();
+    for (const file of options.crds) {
+      for (const crd of await readManifests(file)) {
+        crds.push(crd);
+        files.set(crd, relative(process.cwd(), file));
+      }
+    }
     if (crds.length > 0) {
       const client = new ObjectClient({ kubeConfig });
       try {
-        await installCrds(client, crds, { signal: io.stopSignal });
+        if (options.mode === 'cluster') {
+          const outcomes = await installDevCrds(client, crds, {
+            replace: options.replaceCrds,
+            source: (crd) => files.get(crd) ?? 'its file',
+            signal: io.stopSignal,
+          });
+          io.stdout(`CRDs: ${outcomes.map((o) => `${o.name} ${o.action}`).join(', ')}\n`);
+        } else {
+          await installCrds(client, crds, { signal: io.stopSignal });
+          io.stdout(`installed ${crds.map((c) => c.metadata?.name ?? '?').join(', ')}\n`);
+        }
       } finally {
         client.close();
       }
-      io.stdout(`installed ${crds.map((c) => c.metadata?.name ?? '?').join(', ')}\n`);
     }
     io.stdout(`try: ${kubectlHint(crds, kubeconfigPath)}\n\n`);
   } catch (e) {
