@@ -73,8 +73,10 @@ describe('reconcilekit dev on a cluster', () => {
   }
 
   async function storedVersion(name: string): Promise<Record<string, unknown>> {
-    const crd = await client.get<{ spec: { versions: Record<string, unknown>[] } }>({ ...CRD_REF, name });
-    return crd.spec.versions[0] ?? {};
+    const crd = (await client.get({ ...CRD_REF, name })) as {
+      spec?: { versions?: Record<string, unknown>[] };
+    };
+    return crd.spec?.versions?.[0] ?? {};
   }
 
   it('creates a missing CRD, keeps a matching one, refuses a differing one and replaces it only when asked', async () => {
