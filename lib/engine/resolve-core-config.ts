@@ -295,8 +295,8 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
   }
 
   let debugPage: ResolvedCoreConfig['debugPage'] = false;
-  if (c.debugPage === true || (c.debugPage === undefined && process.env[DEBUG_PAGE_ENV] === '1'))
-    debugPage = {};
+  const debugPageFromEnv = c.debugPage === undefined && process.env[DEBUG_PAGE_ENV] === '1';
+  if (c.debugPage === true || debugPageFromEnv) debugPage = {};
   else if (c.debugPage !== undefined && c.debugPage !== false) {
     const dp = c.debugPage as unknown;
     if (!isObject(dp)) fail('config.debugPage must be true, false or { token?, allowedHosts? }');
@@ -307,6 +307,12 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
       }
       debugPage.allowedHosts = (dp.allowedHosts as string[]).map((h) => h.toLowerCase());
     }
+  }
+
+  // `reconcilekit dev` turns the live view on; an operator that configured no health server still gets one
+  // to show it on (loopback, any free port, its URL logged), rather than a live view served nowhere.
+  if (debugPageFromEnv && c.healthServer === undefined) {
+    healthServer = { host: '127.0.0.1', port: 0, readinessChecks: {}, livenessChecks: {} };
   }
 
   if (c.events !== undefined && typeof c.events !== 'boolean') fail('config.events must be a boolean');

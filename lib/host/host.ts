@@ -92,6 +92,8 @@ export class Host {
     });
     const url = await this.health.start(this.lifetime.signal);
     o.logger.info('health server listening', { url });
+    if (debugPage !== false && o.history !== undefined)
+      o.logger.info(`live view on ${url}/debug/`, { url: `${url}/debug/` });
   }
 
   /**

@@ -76,7 +76,7 @@ export class Operator {
         ...(options.kubeConfig === undefined ? {} : { kubeConfig: options.kubeConfig }),
         ...(options.registry === undefined ? {} : { registry: options.registry }),
         ...(options.logger === undefined ? {} : { logger: options.logger }),
-        healthServer: options.healthServer ?? false,
+        ...(options.healthServer === undefined ? {} : { healthServer: options.healthServer }),
         ...(options.debugPage === undefined ? {} : { debugPage: options.debugPage }),
         ...(options.collectDefaultMetrics === undefined
           ? {}

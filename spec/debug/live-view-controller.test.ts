@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Controller } from '../../lib/controller/controller.js';
 import { Operator } from '../../lib/operator/operator.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import type { DebugEvent, ObjectSummary } from '../../lib/debug/history-recorder.js';
+import { DEBUG_PAGE_ENV, type DebugEvent, type ObjectSummary } from '../../lib/debug/history-recorder.js';
 import { eventRecorderKey } from '../../lib/engine/context-keys.js';
 import { eventually, ref, useHarness, widget, WIDGET, type Widget } from '../crud/harness.js';
 
@@ -203,5 +203,44 @@ describe('live view hosts', () => {
           reconciler: { reconcile: () => undefined },
         }),
     ).toThrow(/debugPage.allowedHosts must be a list of host names/);
+  });
+
+  it('under reconcilekit dev (its env) shows the live view on a loopback health server even when none is configured', async () => {
+    const saved = process.env[DEBUG_PAGE_ENV];
+    process.env[DEBUG_PAGE_ENV] = '1';
+    try {
+      const config = {
+        kubeConfig: t.h.kubeConfig,
+        resource: WIDGET,
+        finalizer: false as const,
+        reconciler: { reconcile: () => undefined },
+        logger: createLogger({ silent: true }),
+      };
+      const alone = new Controller<Widget>({ name: 'dev-alone', ...config });
+      t.stops.push(() => alone.stop());
+      const operator = new Operator({ logger: createLogger({ silent: true }) });
+      operator.addController(new Controller<Widget>({ name: 'dev-member', ...config }));
+      t.stops.push(() => operator.stop());
+      await alone.start();
+      await operator.start();
+      for (const [url, name] of [
+        [alone.healthUrl, 'dev-alone'],
+        [operator.healthUrl, 'dev-member'],
+      ] as const) {
+        expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        const res = await fetch(`${url ?? ''}/debug/api/controllers`);
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { controllers: { name: string }[] };
+        expect(body.controllers.map((c) => c.name)).toEqual([name]);
+      }
+      // Configured explicitly, the operator's choice wins: no health server, no live view.
+      const off = new Controller<Widget>({ name: 'dev-off', ...config, healthServer: false });
+      t.stops.push(() => off.stop());
+      await off.start();
+      expect(off.healthUrl).toBeUndefined();
+    } finally {
+      if (saved === undefined) Reflect.deleteProperty(process.env, DEBUG_PAGE_ENV);
+      else process.env[DEBUG_PAGE_ENV] = saved;
+    }
   });
 });
