@@ -274,7 +274,15 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     this.externalLeadership = shared.externalLeadership;
     this.released = shared.released;
     if (shared.history !== undefined) this.historyRecorder = shared.history;
-    const informers = this.config.informers ?? shared.informers;
+    // A host's informers watch the host's cluster: a controller configured for another cluster (its own
+    // kubeConfig names another server) keeps informers of its own rather than sharing a watch of the wrong one.
+    const hostInformers =
+      shared.informers !== undefined &&
+      this.client !== undefined &&
+      shared.informers.client.transport.server.href !== this.client.transport.server.href
+        ? undefined
+        : shared.informers;
+    const informers = this.config.informers ?? hostInformers;
     if (shared.registry !== this.registry || informers !== this.sharedInformers) {
       this.registry = shared.registry;
       this.sharedInformers = informers;

@@ -228,6 +228,25 @@ export class Operator {
   }
 
   /**
+   * Removes a controller (by name or the instance given to {@link addController}): stops it — its workers
+   * drain, its informers are released, a watch no other controller shares stops — and drops it from
+   * `/readyz` and the live view; the others keep running. Resolves `true` once it has stopped (bounded by
+   * `stopTimeoutMs`), `false` when no such controller was added. A removed controller cannot be added again
+   * (create a new one), as after `stop()`.
+   */
+  async removeController(controller: string | OperatorController): Promise<boolean> {
+    const i = this.members.findIndex((m) =>
+      typeof controller === 'string' ? m.name === controller : m.controller === controller,
+    );
+    const member = this.members[i];
+    if (member === undefined) return false;
+    this.members.splice(i, 1);
+    this.logger.info('removing controller', { controller: member.name });
+    if (member.state !== 'added') await this.stopMember(member);
+    return true;
+  }
+
+  /**
    * Starts the health server and every controller; resolves once all started (synced, workers running
    * or standing by for the Lease). The first failure stops everything and rejects with that error.
    */

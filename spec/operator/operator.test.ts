@@ -128,6 +128,51 @@ describe('Operator and shared informers on the embedded API server', () => {
     await eventually(async () => (await eventsAbout(h, 'one')).some((e) => e.reason === 'Greeted'));
   });
 
+  it('removeController stops one controller and releases its share of the watch; the others keep running', async () => {
+    const operator = new Operator({ kubeConfig: h.kubeConfig, logger: silent, healthServer: { port: 0 } });
+    cleanups.push(() => operator.stop());
+    const a: string[] = [];
+    const b: string[] = [];
+    const ca = controller('a', a);
+    operator.addController(ca);
+    operator.addController(controller('b', b));
+    await operator.start();
+    expect(operator.informers?.size).toBe(1);
+    await h.client.create(widget('before'));
+    await eventually(() => a.includes('default/before') && b.includes('default/before'));
+
+    expect(await operator.removeController(ca)).toBe(true);
+    expect(await operator.removeController('a')).toBe(false);
+    expect(operator.informers?.size).toBe(1); // b still uses the shared watch
+    await h.client.create(widget('after'));
+    await eventually(() => b.includes('default/after'));
+    expect(a).not.toContain('default/after');
+    // The stopped controller is gone from the readiness checks too (a stopped member would fail /readyz).
+    expect((await fetch(`${operator.healthUrl ?? ''}/readyz`)).status).toBe(200);
+
+    expect(await operator.removeController('b')).toBe(true);
+    expect(operator.informers?.size).toBe(0); // the last user released it: the watch stopped
+  });
+
+  it('a controller for another cluster inside an Operator watches its own cluster, not the operator’s', async () => {
+    const other = await startHarness();
+    cleanups.push(() => other.close());
+    const operator = new Operator({ kubeConfig: h.kubeConfig, logger: silent });
+    cleanups.push(() => operator.stop());
+    const here: string[] = [];
+    const there: string[] = [];
+    operator.addController(controller('here', here));
+    operator.addController(controller('there', there, { kubeConfig: other.kubeConfig }));
+    await operator.start();
+    await h.client.create(widget('on-operator-cluster'));
+    await other.client.create(widget('on-other-cluster'));
+    await eventually(
+      () => here.includes('default/on-operator-cluster') && there.includes('default/on-other-cluster'),
+    );
+    expect(here).not.toContain('default/on-other-cluster');
+    expect(there).not.toContain('default/on-operator-cluster');
+  });
+
   it('A12: the first start failure stops the others and run() rejects with it', async () => {
     const operator = new Operator({ kubeConfig: h.kubeConfig, logger: silent });
     const healthy = controller('healthy', []);
