@@ -159,6 +159,19 @@ describe('OwnWrites', () => {
     expect(own.resolve('cm', 'd/x', obj('9'))?.metadata?.resourceVersion).toBe('9');
   });
 
+  it('drops expired writes once there are many, keeping a write made again since', () => {
+    let now = 0;
+    const own = new OwnWrites(1_000, () => now);
+    for (let i = 0; i < 1_100; i++) own.wrote('cm', `d/x${i}`, obj('10'));
+    now = 500;
+    own.wrote('cm', 'd/x0', obj('11')); // written again: newer than the others
+    now = 1_200;
+    own.wrote('cm', 'd/new', obj('12')); // sweeps the 1,099 expired ones
+    expect(own.size).toBe(2);
+    expect(own.resolve('cm', 'd/x0', obj('10'))?.metadata?.resourceVersion).toBe('11');
+    expect(own.resolve('cm', 'd/new', undefined)?.metadata?.resourceVersion).toBe('12');
+  });
+
   it('compares etcd resourceVersions as numbers and others only for equality', () => {
     expect(resourceVersionAtLeast('10', '9')).toBe(true);
     expect(resourceVersionAtLeast('9', '10')).toBe(false);
