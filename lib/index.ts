@@ -179,6 +179,14 @@ export {
   type ExponentialRateLimiterOptions,
 } from './queue/rate-limiter.js';
 export { WorkQueue, type WorkQueueOptions } from './queue/work-queue.js';
+export {
+  DEFAULT_PRIORITY,
+  LOW_PRIORITY,
+  DEFAULT_AGING_EVERY,
+  DEFAULT_LOW_PRIORITY_AFTER_MS,
+  WORK_QUEUE_ORDERS,
+  type WorkQueueOrder,
+} from './queue/priority.js';
 export { WorkQueueMetrics } from './queue/metrics.js';
 export {
   LeaderElector,

@@ -18,8 +18,15 @@ export interface DebugControllerState {
   oldestWaitingMs: number;
   /** Keys a worker runs now. */
   running?: string[];
-  /** Keys enqueued and not started yet (at most DEBUG_QUEUED_KEYS), with why they were enqueued. */
-  queued?: { key: string; trigger: PassTrigger }[];
+  /** Order of the work queue: priorities with aging, or FIFO. */
+  queueOrder?: 'priority' | 'fifo';
+  /** Queued keys per priority, highest first (higher runs first; 0 user changes, -100 background work). */
+  depthByPriority?: { priority: number; depth: number }[];
+  /**
+   * Keys enqueued and not started yet (at most DEBUG_QUEUED_KEYS), with why they were enqueued and the
+   * priority they wait with.
+   */
+  queued?: { key: string; trigger: PassTrigger; priority?: number }[];
 }
 
 /** Waiting keys listed per controller. */

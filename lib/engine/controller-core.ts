@@ -11,6 +11,7 @@ import type { HealthCheck } from '../observability/health-server.js';
 import { addProcessMetrics } from '../observability/process-metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { WorkQueue } from '../queue/work-queue.js';
+import { DEFAULT_PRIORITY, LOW_PRIORITY } from '../queue/priority.js';
 import { DEBUG_QUEUED_KEYS, type DebugControllerState } from '../debug/debug-routes.js';
 import { HistoryRecorder } from '../debug/history-recorder.js';
 import { debugEvent, recordPass } from '../debug/record-pass.js';
@@ -227,6 +228,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       name: c.name,
       workers: c.workers,
       minIntervalMs: c.minReconcileIntervalMs,
+      order: c.queueOrder,
       rateLimiter: c.rateLimiter,
       registry: this.registry,
       metrics: this.controllerMetrics,
@@ -535,7 +537,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private sourceHandlers(): SourceHandlers<Obj> {
     const filtering = this.config.retryPolicy !== undefined;
     return {
-      changed: (key, obj, old) => {
+      changed: (key, obj, old, initial) => {
         this.objects.seen(key, obj.metadata?.uid);
         if (this.ledger.failing(key)) {
           // A failing key waits for its retry (or, given up or terminal, for a real change): a status
@@ -549,7 +551,10 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
           }
         }
         this.note(key, old === undefined ? TRIGGERS.add : TRIGGERS.update);
-        this.pool.add(key);
+        // The first list, and an update that changed nothing (a relist), is background work.
+        const unchanged =
+          old !== undefined && old.metadata?.resourceVersion === obj.metadata?.resourceVersion;
+        this.pool.add(key, initial || unchanged ? LOW_PRIORITY : DEFAULT_PRIORITY);
       },
       deleted: (key, obj) => {
         this.throttledUntil.delete(key);
@@ -559,10 +564,10 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         this.note(key, TRIGGERS.delete);
         this.pool.add(key);
       },
-      touched: (key, via, event, kind, child) => {
+      touched: (key, via, event, kind, child, initial) => {
         if (this.historyRecorder !== undefined)
           this.triggers.note(key, sourceTrigger(via, event, kind, child));
-        this.pool.add(key);
+        this.pool.add(key, initial ? LOW_PRIORITY : DEFAULT_PRIORITY);
       },
       sourceError: (source, err) => {
         this.controllerMetrics.observeSourceError(source);
@@ -745,8 +750,20 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       ready: this.notReadyReason === undefined,
       ...this.pool.snapshot(),
       running: this.pool.runningKeys(),
-      queued: this.triggers.waiting(DEBUG_QUEUED_KEYS),
+      queued: this.queuedKeys(),
     };
+  }
+
+  /** Waiting keys for the live view: the next to run first (higher priority, then the order noted). */
+  private queuedKeys(): { key: string; trigger: PassTrigger; priority?: number }[] {
+    const waiting = this.triggers
+      .waiting(this.triggers.size)
+      .map((q): { key: string; trigger: PassTrigger; priority?: number } => {
+        const priority = this.pool.priorityOf(q.key);
+        return priority === undefined ? q : { ...q, priority };
+      });
+    waiting.sort((a, b) => (b.priority ?? LOW_PRIORITY) - (a.priority ?? LOW_PRIORITY));
+    return waiting.slice(0, DEBUG_QUEUED_KEYS);
   }
 
   /** Keys Terminating with our finalizer for longer than DEFAULT_STUCK_DELETION_MS (readiness). */
@@ -798,7 +815,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         this.logger.debug('resync: enqueueing every cached object');
         for (const key of this.knownKeys()) {
           this.note(key, TRIGGERS.resync);
-          this.pool.add(key);
+          this.pool.add(key, LOW_PRIORITY);
         }
         this.scheduleResync();
       },

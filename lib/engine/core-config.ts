@@ -2,6 +2,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { HealthCheck } from '../observability/health-server.js';
 import type { InformerCache } from '../watch/informer-cache.js';
 import type { RetryPolicy } from './retry-policy.js';
+import type { WorkQueueOrder } from '../queue/priority.js';
 import type { Registry } from 'prom-client';
 import type { RateLimiter } from '../queue/rate-limiter.js';
 import type { Logger } from '../observability/logger.js';
@@ -118,6 +119,14 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
    * object runs at once, one changed again while or right after it runs waits, so bursts coalesce.
    */
   minReconcileIntervalMs?: number;
+  /**
+   * Order of the work queue. `'priority'` (default): keys from changes users make — watch events of the
+   * reconciled object and its children after the initial list, `enqueue(key)` — run ahead of the initial
+   * list, a new leadership term's keys, resyncs and retries after backoffs of 1 s or more; one pass in four
+   * goes to the longest-waiting key, so nothing waits unboundedly (docs/work-queue.md). `'fifo'`: client-go's
+   * order, every key in turn.
+   */
+  queueOrder?: WorkQueueOrder;
   /** Re-run every cached object this often, ±10 % jitter; 0 disables. Default 5 min. */
   resyncPeriodMs?: number;
   /** Finalizer name, or false to manage none. Default `reconcilekit.io/<name>` (Framework; `Controller`: only with `cleanup`). */

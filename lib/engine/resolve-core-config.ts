@@ -5,6 +5,7 @@ import { promClient } from '../util/prom-client.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { ExponentialRateLimiter, type RateLimiter } from '../queue/rate-limiter.js';
+import { WORK_QUEUE_ORDERS, type WorkQueueOrder } from '../queue/priority.js';
 import { defaultBackOffFactory, type BackOffFactory } from '../util/backoff.js';
 import { defaultHealthHost } from './default-health-host.js';
 import {
@@ -51,6 +52,7 @@ export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObj
   predicates: readonly Predicate<Obj>[];
   workers: number;
   minReconcileIntervalMs: number;
+  queueOrder: WorkQueueOrder;
   resyncPeriodMs: number;
   finalizer: string | false;
   pauseAnnotations: readonly string[];
@@ -211,6 +213,10 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     );
   }
 
+  const queueOrder = c.queueOrder ?? 'priority';
+  if (!WORK_QUEUE_ORDERS.includes(queueOrder)) {
+    fail(`config.queueOrder must be 'priority' or 'fifo'; got ${JSON.stringify(queueOrder)}`);
+  }
   if (c.backOffFactory !== undefined && typeof c.backOffFactory !== 'function') {
     fail('config.backOffFactory must be a function returning exponential-backoff options');
   }
@@ -356,6 +362,7 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
       'config.minReconcileIntervalMs',
       DEFAULT_MIN_RECONCILE_INTERVAL_MS,
     ),
+    queueOrder,
     resyncPeriodMs: duration(c.resyncPeriodMs, 'config.resyncPeriodMs', DEFAULT_RESYNC_PERIOD_MS),
     finalizer,
     pauseAnnotations,

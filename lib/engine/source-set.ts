@@ -16,17 +16,24 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Where the sources report, in work-queue keys. */
 export interface SourceHandlers<Obj> {
-  /** The reconciled object was added or changed (`old`: the previous object on an update). */
-  changed(key: string, obj: Obj, old: Obj | undefined): void;
+  /**
+   * The reconciled object was added or changed (`old`: the previous object on an update); `initial`: the
+   * event is part of its watch's first list (the object existed before the controller started).
+   */
+  changed(key: string, obj: Obj, old: Obj | undefined, initial: boolean): void;
   /** The reconciled object is gone (last known state). */
   deleted(key: string, obj: Obj): void;
-  /** An owned or mapped object (`child`, the live view's trigger) changed: this primary needs a pass. */
+  /**
+   * An owned or mapped object (`child`, the live view's trigger) changed: this primary needs a pass;
+   * `initial`: the event is part of the child watch's first list.
+   */
   touched(
     key: string,
     via: 'owned' | 'mapped',
     event: 'add' | 'update' | 'delete',
     kind: string,
     child: KubernetesObject,
+    initial: boolean,
   ): void;
   /** A predicate or mapper failed or returned garbage: logged and counted, the event dropped. */
   sourceError(source: string, error: unknown): void;
@@ -134,10 +141,12 @@ export class SourceSet<Obj extends KubernetesObject> {
     const passes = filter(spec.predicates, 'primary', handlers);
     this.subscribe(primary, {
       add: (obj) => {
-        if (passes({ type: 'add', object: obj })) handlers.changed(objectKey(obj), obj, undefined);
+        if (passes({ type: 'add', object: obj }))
+          handlers.changed(objectKey(obj), obj, undefined, !primary.synced);
       },
       update: (old, obj) => {
-        if (passes({ type: 'update', old, object: obj })) handlers.changed(objectKey(obj), obj, old);
+        if (passes({ type: 'update', old, object: obj }))
+          handlers.changed(objectKey(obj), obj, old, !primary.synced);
       },
       delete: (obj) => {
         if (passes({ type: 'delete', object: obj })) handlers.deleted(objectKey(obj), obj);
@@ -146,12 +155,13 @@ export class SourceSet<Obj extends KubernetesObject> {
     for (const owned of spec.owns) {
       const ref: InformerSource = { ...owned };
       if (ref.namespace === undefined && resource.namespace !== undefined) ref.namespace = resource.namespace;
+      const informer = this.add(ref);
       const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
         for (const key of ownerKeys(obj, resource, resolved.namespaced)) {
-          handlers.touched(key, 'owned', event, owned.kind, obj);
+          handlers.touched(key, 'owned', event, owned.kind, obj, !informer.synced);
         }
       };
-      this.subscribe(this.add(ref), {
+      this.subscribe(informer, {
         add: (obj) => {
           touch(obj, 'add');
         },
@@ -167,6 +177,12 @@ export class SourceSet<Obj extends KubernetesObject> {
     for (const source of spec.watches) {
       const name = `${source.kind} (${source.apiVersion})`;
       const sourcePasses = filter(source.predicates ?? [], name, handlers);
+      const ref: InformerSource = { apiVersion: source.apiVersion, kind: source.kind };
+      for (const field of ['plural', 'namespace', 'labelSelector', 'fieldSelector'] as const) {
+        const value = source[field];
+        if (value !== undefined) ref[field] = value;
+      }
+      const informer = this.add(ref);
       const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
         let keys: string[] | string;
         try {
@@ -176,14 +192,10 @@ export class SourceSet<Obj extends KubernetesObject> {
           return;
         }
         if (typeof keys === 'string') handlers.sourceError(name, new TypeError(keys));
-        else for (const key of keys) handlers.touched(key, 'mapped', event, source.kind, obj);
+        else
+          for (const key of keys) handlers.touched(key, 'mapped', event, source.kind, obj, !informer.synced);
       };
-      const ref: InformerSource = { apiVersion: source.apiVersion, kind: source.kind };
-      for (const field of ['plural', 'namespace', 'labelSelector', 'fieldSelector'] as const) {
-        const value = source[field];
-        if (value !== undefined) ref[field] = value;
-      }
-      this.subscribe(this.add(ref), {
+      this.subscribe(informer, {
         add: (obj) => {
           if (sourcePasses({ type: 'add', object: obj })) touch(obj, 'add');
         },

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { RateLimiter } from '../queue/rate-limiter.js';
+import { LOW_PRIORITY, type WorkQueueOrder } from '../queue/priority.js';
 import { WorkQueue } from '../queue/work-queue.js';
 
 /** What the pool needs to build queues and run keys. */
@@ -13,6 +14,8 @@ export interface WorkerPoolOptions {
   workers: number;
   /** Minimum time between the starts of two runs of one key (the queue's `minIntervalMs`); 0 disables. */
   minIntervalMs: number;
+  /** Order of the queue: priorities with aging (default), or FIFO. */
+  order?: WorkQueueOrder;
   /** Per-key retry delays, shared by every queue the pool builds (backoff survives a leadership term). */
   rateLimiter: RateLimiter;
   /** Registry for the workqueue_* metrics. */
@@ -48,12 +51,15 @@ export class WorkerPool {
     return this.abort !== undefined;
   }
 
-  /** Marks `key` for a reconcile (deduplicated while it waits). */
-  add(key: string): void {
-    this.queue.add(key);
+  /** Marks `key` for a reconcile at `priority` (deduplicated while it waits, at the higher priority). */
+  add(key: string, priority?: number): void {
+    this.queue.add(key, priority);
   }
 
-  /** Starts the workers; `keys` are enqueued first (everything known: a new term must see it all). */
+  /**
+   * Starts the workers; `keys` are enqueued first, at low priority (everything known: a new term must see
+   * it all, but a change a user makes meanwhile goes first).
+   */
   start(parent: AbortSignal, keys: Iterable<string>): void {
     if (this.closed || this.abort !== undefined) return;
     const abort = new AbortController();
@@ -63,7 +69,7 @@ export class WorkerPool {
     // Every in-flight request of every reconcile (and each Warning Event write) adds one abort listener
     // to this long-lived signal: dozens at once are normal, not a leak (R5: MaxListenersExceededWarning).
     setMaxListeners(0, signal);
-    for (const key of keys) this.queue.add(key);
+    for (const key of keys) this.queue.add(key, LOW_PRIORITY);
     const queue = this.queue;
     for (let i = 0; i < this.o.workers; i++) this.workers.push(this.worker(queue, signal, i));
   }
@@ -103,14 +109,28 @@ export class WorkerPool {
     return graceOver;
   }
 
-  /** Busy workers, queue depth and the oldest waiting key's age (the live view). */
-  snapshot(): { workersBusy: number; workers: number; queueDepth: number; oldestWaitingMs: number } {
+  /** Busy workers, queue depth (by priority) and the oldest waiting key's age (the live view). */
+  snapshot(): {
+    workersBusy: number;
+    workers: number;
+    queueDepth: number;
+    oldestWaitingMs: number;
+    queueOrder: WorkQueueOrder;
+    depthByPriority: { priority: number; depth: number }[];
+  } {
     return {
       workersBusy: this.busy.size,
       workers: this.o.workers,
       queueDepth: this.queue.len(),
       oldestWaitingMs: this.queue.oldestWaitingMs(),
+      queueOrder: this.queue.order,
+      depthByPriority: this.queue.depthByPriority(),
     };
+  }
+
+  /** The priority `key` waits with, if it waits (the live view). */
+  priorityOf(key: string): number | undefined {
+    return this.queue.priorityOf(key);
   }
 
   /** Keys a worker runs now (the live view). */
@@ -156,7 +176,7 @@ export class WorkerPool {
   }
 
   private newQueue(): WorkQueue {
-    const { name, rateLimiter, registry, minIntervalMs } = this.o;
-    return new WorkQueue({ name, controller: name, rateLimiter, registry, minIntervalMs });
+    const { name, rateLimiter, registry, minIntervalMs, order } = this.o;
+    return new WorkQueue({ name, controller: name, rateLimiter, registry, minIntervalMs, order });
   }
 }

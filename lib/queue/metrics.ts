@@ -1,5 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { promClient } from '../util/prom-client.js';
+import { DEFAULT_PRIORITY } from './priority.js';
 
 /** The live numbers a queue exposes to its unfinished-work gauges at scrape time. */
 export interface QueueProbe {
@@ -10,8 +11,13 @@ export interface QueueProbe {
   now(): number;
   /** Adds counted since the last call (the queue counts in a field; the counter gets them when read). */
   takeAdds?(): number;
-  /** Depth change since the last call (counted like adds; gauge changes add up, so the read is exact). */
-  takeDepthDelta?(): number;
+  /**
+   * Depth changes per priority since the last call (counted like adds; gauge changes add up, so the read
+   * is exact).
+   */
+  takeDepthDeltas?(): Iterable<[number, number]>;
+  /** True: `workqueue_depth` is split by a `priority` label; false: one series with `priority=""`. */
+  readonly priorityLabels?: boolean;
   /** Hands queue and work durations counted locally to the histograms. */
   flushDurations?(): void;
 }
@@ -22,7 +28,7 @@ export interface QueueProbe {
  * @category Work queue
  */
 export class WorkQueueMetrics {
-  readonly depth: Gauge<'name' | 'controller'>;
+  readonly depth: Gauge<'name' | 'controller' | 'priority'>;
   readonly adds: Counter<'name' | 'controller'>;
   readonly queueDuration: Histogram<'name' | 'controller'>;
   readonly workDuration: Histogram<'name' | 'controller'>;
@@ -32,6 +38,8 @@ export class WorkQueueMetrics {
   readonly durationBuckets: readonly number[];
   readonly longestRunning: Gauge<'name' | 'controller'>;
   private readonly probes = new Set<QueueProbe>();
+  /** Priority labels of `workqueue_depth` used per queue (`name\0controller`), so a new queue resets them. */
+  private readonly depthSeries = new Map<string, Set<string>>();
 
   private static readonly byRegistry = new WeakMap<Registry, WorkQueueMetrics>();
 
@@ -53,11 +61,11 @@ export class WorkQueueMetrics {
     const probes = this.probes;
     this.depth = new (promClient().Gauge)({
       name: 'workqueue_depth',
-      help: 'Current depth of workqueue',
-      labelNames,
+      help: 'Current depth of workqueue by workqueue and priority',
+      labelNames: ['name', 'controller', 'priority'],
       registers,
-      collect() {
-        for (const probe of probes) flushDepth(this, probe);
+      collect: () => {
+        for (const probe of probes) this.flushDepth(probe);
       },
     });
     this.adds = new (promClient().Counter)({
@@ -131,12 +139,14 @@ export class WorkQueueMetrics {
   attach(probe: QueueProbe): void {
     // Counts kept by queues already attached (maybe under the same labels) land before the reset below.
     for (const earlier of this.probes) {
-      flushDepth(this.depth, earlier);
+      this.flushDepth(earlier);
       flushAdds(this.adds, earlier);
       earlier.flushDurations?.();
     }
     this.probes.add(probe);
-    this.depth.set(probe.labels, 0);
+    const used = this.depthLabels(probe);
+    used.add(probe.priorityLabels === true ? String(DEFAULT_PRIORITY) : '');
+    for (const priority of used) this.depth.set({ ...probe.labels, priority }, 0);
     this.adds.inc(probe.labels, 0);
     this.retries.inc(probe.labels, 0);
     this.queueDuration.zero(probe.labels);
@@ -148,11 +158,32 @@ export class WorkQueueMetrics {
   /** Stops updating `probe`'s unfinished-work gauges and sets them to 0 (a stopped queue runs nothing). */
   detach(probe: QueueProbe): void {
     flushAdds(this.adds, probe);
-    flushDepth(this.depth, probe);
+    this.flushDepth(probe);
     probe.flushDurations?.();
     this.probes.delete(probe);
     this.unfinishedWork.set(probe.labels, 0);
     this.longestRunning.set(probe.labels, 0);
+  }
+
+  private depthLabels(probe: QueueProbe): Set<string> {
+    const id = `${probe.labels.name}\u0000${probe.labels.controller}`;
+    let used = this.depthSeries.get(id);
+    if (used === undefined) {
+      used = new Set();
+      this.depthSeries.set(id, used);
+    }
+    return used;
+  }
+
+  private flushDepth(probe: QueueProbe): void {
+    const deltas = probe.takeDepthDeltas?.();
+    if (deltas === undefined) return;
+    for (const [priority, delta] of deltas) {
+      if (delta === 0) continue;
+      const label = priorityLabel(probe, priority);
+      this.depthLabels(probe).add(label);
+      this.depth.inc({ ...probe.labels, priority: label }, delta);
+    }
   }
 }
 
@@ -161,7 +192,21 @@ function flushAdds(adds: Counter<'name' | 'controller'>, probe: QueueProbe): voi
   if (n > 0) adds.inc(probe.labels, n);
 }
 
-function flushDepth(depth: Gauge<'name' | 'controller'>, probe: QueueProbe): void {
-  const delta = probe.takeDepthDelta?.() ?? 0;
-  if (delta !== 0) depth.inc(probe.labels, delta);
+/** Distinct priority labels per queue before they are folded into one (controller-runtime's limit). */
+const MAX_PRIORITY_LABELS = 25;
+const PRIORITY_LABELS_EXCEEDED = 'exceeded_cardinality_limit';
+const seenPriorities = new WeakMap<QueueProbe, Set<number>>();
+
+function priorityLabel(probe: QueueProbe, priority: number): string {
+  if (probe.priorityLabels !== true) return '';
+  let seen = seenPriorities.get(probe);
+  if (seen === undefined) {
+    seen = new Set();
+    seenPriorities.set(probe, seen);
+  }
+  if (!seen.has(priority)) {
+    if (seen.size >= MAX_PRIORITY_LABELS) return PRIORITY_LABELS_EXCEEDED;
+    seen.add(priority);
+  }
+  return String(priority);
 }

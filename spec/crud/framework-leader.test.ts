@@ -125,7 +125,7 @@ describe('Framework leader election and health', () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toContain('controller_runtime_reconcile_total{controller="probed",result="success"}');
-    expect(metrics).toContain('workqueue_depth{name="probed",controller="probed"}');
+    expect(metrics).toContain('workqueue_depth{name="probed",controller="probed",priority="0"}');
     expect(metrics).toContain('reconcilekit_watch_relists_total');
   });
 });
