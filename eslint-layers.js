@@ -21,6 +21,7 @@ export const LAYERS = [
   ['debug'],
   ['observability'],
   ['leader'],
+  ['sharding'],
   ['kinds'],
   ['status'],
   ['engine'],

@@ -24,6 +24,7 @@ const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<Wor
   7: async () => (await import('./workloads/scale.js')).runScale,
   8: async () => (await import('./workloads/plan.js')).runPlan,
   9: async () => (await import('./workloads/user-idiom.js')).runUserIdiom,
+  10: async () => (await import('./workloads/sharding-ring.js')).runShardingRing,
 };
 
 /** The machine a run happened on, for the report. */

@@ -200,6 +200,7 @@ export {
 } from './leader/leader-elector.js';
 export type { WriteFence } from './kube/object-client.js';
 export { LeaderElectionMetrics } from './leader/metrics.js';
+export * from './sharding/index.js';
 
 // What every front end shares from the engine (the rest, for front-end authors: reconcilekit/engine),
 // status helpers, the process host, metrics, Events, health and the live view.

@@ -23,6 +23,7 @@ const FRONT_ENDS = [
   'operator',
   'plan',
   'status',
+  'sharding',
 ];
 const ENGINE_INTERNALS = [
   'ControllerCore',
