@@ -50,6 +50,8 @@ export interface LeaderElectorOptions {
   logger: Logger;
   /** Registry for `leader_election_master_status`. Default: none. */
   registry?: Registry;
+  /** Labels the Lease is created with (e.g. to list a set of Leases by selector). Default: none. */
+  labels?: Record<string, string>;
 }
 
 /**
@@ -100,8 +102,8 @@ function isAborted(signal: AbortSignal): boolean {
   return signal.aborted;
 }
 
-function leaseMetadata(name: string, namespace: string): V1ObjectMeta {
-  return { name, namespace };
+function leaseMetadata(name: string, namespace: string, labels?: Record<string, string>): V1ObjectMeta {
+  return labels === undefined ? { name, namespace } : { name, namespace, labels: { ...labels } };
 }
 
 /** Kubernetes MicroTime: RFC 3339 with 6 fractional digits. */
@@ -353,7 +355,7 @@ export class LeaderElector {
           {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: leaseMetadata(this.ref.name, this.options.namespace),
+            metadata: leaseMetadata(this.ref.name, this.options.namespace, this.options.labels),
             spec: spec(microTime(now), 0),
           },
           { signal },
