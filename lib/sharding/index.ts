@@ -5,3 +5,30 @@
  * @module reconcilekit/sharding
  */
 export { HashRing, ringHash, DEFAULT_VIRTUAL_NODES, type HashRingOptions } from './hash-ring.js';
+export {
+  SHARD_LABEL_PREFIX,
+  DRAIN_LABEL_PREFIX,
+  SHARD_RING_LABEL,
+  SHARD_ID_LABEL,
+  ringNameProblem,
+  shardLabels,
+  newShardId,
+  shardLeaseName,
+  sharderLeaseName,
+  type ShardLabels,
+} from './shard-labels.js';
+export { ShardLeases, type ShardLease, type ShardState } from './shard-leases.js';
+export {
+  ShardMember,
+  type ShardMemberOptions,
+  type ShardTerm,
+  type ShardMemberCallbacks,
+} from './shard-member.js';
+export {
+  Sharder,
+  shardKeyOf,
+  DEFAULT_SHARDER_CONCURRENCY,
+  type SharderOptions,
+  type ShardKey,
+} from './sharder.js';
+export { ShardingMetrics } from './metrics.js';

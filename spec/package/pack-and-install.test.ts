@@ -22,7 +22,7 @@ const SAMPLE_EXPORTS = {
   'reconcilekit/plan': ['plan', 'renderDiff', 'NotPlannableError'],
   'reconcilekit/status': ['setCondition', 'StatusWriter', 'setControllerReference'],
   'reconcilekit/kinds': ['defineKind'],
-  'reconcilekit/sharding': ['HashRing', 'ringHash'],
+  'reconcilekit/sharding': ['HashRing', 'ringHash', 'Sharder', 'ShardMember'],
   'reconcilekit/engine': ['ControllerCore', 'resolveCoreConfig', 'informerKey', 'TerminalError'],
   'reconcilekit/webhooks': ['WebhookServer', 'defaulter', 'validator', 'converter'],
   'reconcilekit/apiserver': ['startApiServer', 'StatusError'],
