@@ -10,17 +10,20 @@
 //
 // Usage: node scripts/gen-builtin-schemas.mjs [openapi-spec/v3 dir]
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const KUBE_VERSION = 'v1.34.4';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+function goModCache() {
+  return execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
+}
+
 function specDir() {
   if (process.argv[2]) return process.argv[2];
-  const cache = execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
-  return join(cache, `k8s.io/kubernetes@${KUBE_VERSION}`, 'api/openapi-spec/v3');
+  return join(goModCache(), `k8s.io/kubernetes@${KUBE_VERSION}`, 'api/openapi-spec/v3');
 }
 
 /** Group/version → the kinds kept (the served ones and the ones operators manage). */
@@ -87,6 +90,64 @@ const KEPT = new Set([
   'x-kubernetes-unions',
 ]);
 
+function isEmptyObject(value) {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+  );
+}
+
+/**
+ * What the OpenAPI cannot say about a field: whether its Go field is a value (not a pointer) tagged
+ * omitempty, so that a zero value (0, "", false) is not encoded — a Deployment's `minReadySeconds: 0` is
+ * gone once kube has decoded it, its `replicas: 0` (a pointer) stays — and whether a time is held by value
+ * without omitzero, so that it is encoded as null when unset. Read from the Go sources of the API
+ * types in the module cache (k8s.io/api, k8s.io/apimachinery, k8s.io/apiextensions-apiserver).
+ */
+const STAGING = {
+  'io.k8s.api.': (rest) => `k8s.io/api@v0.${KUBE_VERSION.slice(3)}/${rest}`,
+  'io.k8s.apimachinery.pkg.': (rest) => `k8s.io/apimachinery@v0.${KUBE_VERSION.slice(3)}/pkg/${rest}`,
+  'io.k8s.apiextensions-apiserver.pkg.': (rest) =>
+    `k8s.io/apiextensions-apiserver@v0.${KUBE_VERSION.slice(3)}/pkg/${rest}`,
+};
+const goStructCache = new Map();
+
+function goStructs(packageDir) {
+  if (goStructCache.has(packageDir)) return goStructCache.get(packageDir);
+  const structs = new Map();
+  const dir = join(goModCache(), packageDir);
+  if (existsSync(dir)) {
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.go') && !f.endsWith('_test.go'))) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      for (const m of text.matchAll(/^type (\w+) struct \{\n([\s\S]*?)^\}/gm)) {
+        const fields = new Map();
+        for (const f of m[2].matchAll(/^\s+\w+\s+(\*?)([\w.]+)\s+`json:"(\w+)((?:,\w+)*)"/gm)) {
+          const options = f[4].split(',');
+          fields.set(f[3], {
+            pointer: f[1] === '*',
+            type: f[2],
+            omitempty: options.includes('omitempty'),
+            omitzero: options.includes('omitzero'),
+          });
+        }
+        structs.set(m[1], fields);
+      }
+    }
+  }
+  goStructCache.set(packageDir, structs);
+  return structs;
+}
+
+/** The Go fields of a definition (`io.k8s.api.apps.v1.DeploymentSpec`), or undefined when not found. */
+function goFields(definitionName) {
+  for (const [prefix, toDir] of Object.entries(STAGING)) {
+    if (!definitionName.startsWith(prefix)) continue;
+    const parts = definitionName.slice(prefix.length).split('.');
+    const type = parts.pop();
+    return goStructs(toDir(parts.join('/'))).get(type);
+  }
+  return undefined;
+}
+
 /** One schema node reduced to what the server uses; `$ref` (also behind allOf) becomes `$ref: <name>`. */
 function reduce(node, reached) {
   const out = {};
@@ -105,6 +166,9 @@ function reduce(node, reached) {
   }
   // String defaults only (protocol TCP, …): server-side apply fills a list-map key left out with them.
   if (typeof node.default === 'string' && node.default !== '') out.default = node.default;
+  // `default: {}` marks a struct held by value: Go encodes it even when empty, which is what decides
+  // whether managedFields record the node itself (`.`) when a write adds it.
+  if (refHolder && isEmptyObject(node.default)) out.default = {};
   if (node.properties) {
     out.properties = {};
     for (const [k, v] of Object.entries(node.properties)) out.properties[k] = reduce(v, reached);
@@ -164,6 +228,16 @@ while (queue.length > 0) {
   if (!schema) throw new Error(`${name}: referenced but not defined`);
   const reached = [];
   definitions[name] = reduce(schema, reached);
+  const fields = goFields(name);
+  for (const [prop, node] of Object.entries(definitions[name].properties ?? {})) {
+    const field = fields?.get(prop);
+    const scalar = ['string', 'integer', 'number', 'boolean'].includes(node.type) && node.$ref === undefined;
+    if (scalar && field !== undefined && !field.pointer && field.omitempty)
+      node['x-reconcilekit-omit-zero'] = true;
+    // A metav1.Time held by value and not omitzero is encoded as null when unset (a condition's lastUpdateTime).
+    const time = field !== undefined && /(^|\.)(Micro)?Time$/.test(field.type);
+    if (time && !field.pointer && !field.omitzero) node['x-reconcilekit-zero-null'] = true;
+  }
   const text = {};
   if (schema.description) text[''] = schema.description;
   for (const [prop, child] of Object.entries(schema.properties ?? {}))

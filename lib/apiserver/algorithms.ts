@@ -1,7 +1,7 @@
 // The pure algorithm modules (patches, schemas, selectors, tables, metadata validation) in one place
 // for the handlers.
-export { applyJsonPatch } from './patch/json-patch.js';
-export { recordUpdate, serverSideApply } from './patch/managed-fields.js';
+export { applyJsonPatch, decodeJsonPatch } from './patch/json-patch.js';
+export { recordScaleUpdate, recordUpdate, serverSideApply } from './patch/managed-fields.js';
 export { applyMergePatch } from './patch/merge-patch.js';
 export { applyStrategicMergePatch } from './patch/strategic-merge-patch.js';
 export { validateCustomResourceDefinition } from './schema/crd-validation.js';

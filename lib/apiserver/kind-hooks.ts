@@ -1,4 +1,4 @@
-import { validateCustomResourceDefinition } from './algorithms.js';
+import { validateCustomResourceDefinition, validateObjectMeta } from './algorithms.js';
 import type { ApiServerCore } from './core.js';
 import { crdStatus, crdToType, defaultCrdSpec } from './crd-types.js';
 import { metadataOf, objectAt, stringAt, stringsAt, type JsonObject } from './json.js';
@@ -10,6 +10,7 @@ import {
   isWebhookConfigurationType,
   prepareWebhookConfiguration,
 } from './webhooks/webhook-configurations.js';
+import type { FieldCause } from './field-cause.js';
 
 export function isCrdType(type: ResourceType): boolean {
   return type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions';
@@ -28,7 +29,8 @@ export function prepareKind(
   type: ResourceType,
   obj: JsonObject,
   previous?: JsonObject,
-): void {
+  metaCauses: readonly FieldCause[] = [],
+): string[] {
   normalizeTimeFields(typeKey(type), obj);
   if (isNamespaceType(type)) {
     const meta = metadataOf(obj);
@@ -45,13 +47,30 @@ export function prepareKind(
     }
     obj.spec = spec;
     if (previous === undefined) obj.status = { phase: 'Active' };
-    return;
+    return [];
   }
   if (isWebhookConfigurationType(type)) prepareWebhookConfiguration(type, obj);
+  const warnings: string[] = [];
   if (type.builtin) {
     const check = checkBuiltIn(type.group, type.kind, obj, previous);
     if (check.decodeError !== undefined) throw badRequest(check.decodeError);
-    if (check.causes.length > 0) throw invalid(type, stringAt(metadataOf(obj), 'name') ?? '', check.causes);
+    // kube's ValidateXxx checks metadata first, then the kind's fields, in one 422; a ConfigMap's or
+    // Secret's update validates the new object as a create would after its immutability checks.
+    const all =
+      check.updateCauses === undefined
+        ? [...metaCauses, ...check.causes]
+        : [
+            ...metaCauses,
+            ...check.updateCauses,
+            ...validateObjectMeta(obj, {
+              kind: { group: type.group, version: type.storageVersion, kind: type.kind },
+              namespaced: type.namespaced,
+              operation: 'create',
+            }),
+            ...check.causes,
+          ];
+    if (all.length > 0) throw invalid(type, stringAt(metadataOf(obj), 'name') ?? '', all);
+    warnings.push(...(check.warnings ?? []));
   }
   if (isCrdType(type)) {
     defaultCrdSpec(obj);
@@ -59,6 +78,7 @@ export function prepareKind(
     if (causes.length > 0) throw invalid(type, stringAt(metadataOf(obj), 'name') ?? '', causes);
     obj.status = crdStatus(obj, core.clock(), objectAt(previous, 'status'));
   }
+  return warnings;
 }
 
 /** After a CRD is stored: (re)register its type so its endpoints and discovery appear at once. */

@@ -40,9 +40,23 @@ export function commitUpdate(
     }
     return { object: next, deleted: true, changed: true };
   }
+  // A write that changes nothing but managedFields timestamps is no write (kube's
+  // IgnoreManagedFieldsTimestampsTransformer); any other managedFields change is one.
+  const untimed = (entries: unknown): unknown =>
+    Array.isArray(entries)
+      ? entries.map((e: unknown) => {
+          if (typeof e !== 'object' || e === null) return e;
+          const { time: _time, ...rest } = e as JsonObject;
+          return rest;
+        })
+      : entries;
   const comparable = (o: JsonObject): JsonObject => ({
     ...o,
-    metadata: { ...metadataOf(o), resourceVersion: undefined, managedFields: undefined },
+    metadata: {
+      ...metadataOf(o),
+      resourceVersion: undefined,
+      managedFields: untimed(metadataOf(o).managedFields),
+    },
   });
   if (deepEqual(comparable(previous), comparable(next)))
     return { object: previous, deleted: false, changed: false };

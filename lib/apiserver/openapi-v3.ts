@@ -30,7 +30,8 @@ function groupVersionPath(group: string, version: string): string {
 function expand(node: Json, description?: string): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref') continue;
+    // The generator's own markers (x-reconcilekit-*) are not kube's and are not published.
+    if (key === '$ref' || key.startsWith('x-reconcilekit-')) continue;
     if (key === 'properties' && typeof value === 'object' && value !== null) {
       out.properties = Object.fromEntries(
         Object.entries(value as Record<string, Json>).map(([name, child]) => [name, expand(child)]),

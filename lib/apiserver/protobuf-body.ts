@@ -281,6 +281,7 @@ export function decodeProtobufBody(body: Buffer): JsonObject {
   const unsupported = (why: string): Error =>
     unsupportedMediaType(
       `${why}; send application/json (protobuf is decoded only for ${Object.keys(KINDS).join(', ')})`,
+      {},
     );
   if (body.length < 4 || body.subarray(0, 4).toString('latin1') !== 'k8s\0')
     throw unsupported('not a Kubernetes protobuf body');

@@ -190,10 +190,17 @@ export function createRouter(
       handleWatch(ctx);
       return;
     }
-    const reply =
-      ctx.type.verbs === undefined
-        ? await retryStaleWrites(ctx, () => dispatch(ctx))
-        : handleReview(ctx, options.review ?? NO_AUTHENTICATION);
+    let reply: Reply;
+    try {
+      reply =
+        ctx.type.verbs === undefined
+          ? await retryStaleWrites(ctx, () => dispatch(ctx))
+          : handleReview(ctx, options.review ?? NO_AUTHENTICATION);
+    } catch (e) {
+      // Warnings raised before the failure (unknown fields found while decoding) go out with the error.
+      if (ctx.warnings.length > 0) res.setHeader('Warning', ctx.warnings.map(warningHeader));
+      throw e;
+    }
     // A write is acknowledged only once it is durable (group-committed log record; no-op without dataFile).
     if (info.verb !== 'get' && info.verb !== 'list') await core.durable();
     const headers: Record<string, string> = { ...(reply.headers ?? {}) };
@@ -221,16 +228,19 @@ export function createRouter(
 }
 
 /**
- * POST/PUT bodies must be JSON, YAML or (built-ins) protobuf; anything else is 415 as kube's
- * serializer negotiation answers (k8s.io/apiserver/pkg/endpoints/handlers/negotiation).
+ * POST/PUT bodies must be JSON, YAML or protobuf; anything else is 415 as kube's serializer negotiation
+ * answers (k8s.io/apiserver/pkg/endpoints/handlers/negotiation), custom resources included.
  */
 function checkBodyMediaType(contentType: string, builtin: boolean): void {
-  const accepted = builtin
-    ? ['application/json', 'application/yaml', PROTOBUF_CONTENT_TYPE]
-    : ['application/json', 'application/yaml'];
+  const accepted = ['application/json', 'application/yaml', PROTOBUF_CONTENT_TYPE];
   if (!accepted.includes(contentType)) {
     throw unsupportedMediaType(
       `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    );
+  }
+  if (!builtin && contentType === PROTOBUF_CONTENT_TYPE) {
+    throw unsupportedMediaType(
+      'custom resources are stored as JSON: send application/json or application/yaml',
     );
   }
 }

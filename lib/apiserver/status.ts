@@ -6,7 +6,7 @@ export interface StatusDetails {
   group?: string;
   kind?: string;
   uid?: string;
-  causes?: (FieldCause | { reason: string; message: string; field?: string })[];
+  causes?: (FieldCause | { reason?: string; message: string; field?: string })[];
   retryAfterSeconds?: number;
 }
 
@@ -111,9 +111,11 @@ export function conflict(ref: ResourceName, name: string, why?: string): ApiErro
 /** 422 Invalid; `kind` is the Kind (not the plural), as kube-apiserver reports it. */
 export function invalid(kind: { group: string; kind: string }, name: string, causes: FieldCause[]): ApiError {
   const qualifiedKind = kind.group === '' ? kind.kind : `${kind.kind}.${kind.group}`;
-  const parts = causes.map((c) => (c.field === '' ? c.message : `${c.field}: ${c.message}`));
+  // The message lists each distinct error once (field.ErrorList.ToAggregate); the causes keep them all.
+  const parts = [...new Set(causes.map((c) => (c.field === '' ? c.message : `${c.field}: ${c.message}`)))];
   const summary = parts.length === 1 ? (parts[0] ?? '') : `[${parts.join(', ')}]`;
-  const d: StatusDetails = { name, kind: kind.kind, causes };
+  // StatusDetails.name is omitempty: an object without a name has none.
+  const d: StatusDetails = name === '' ? { kind: kind.kind, causes } : { name, kind: kind.kind, causes };
   if (kind.group !== '') d.group = kind.group;
   return new ApiError(failureStatus(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${summary}`, d));
 }
@@ -135,10 +137,17 @@ export function pathNotFound(): ApiError {
   return new ApiError(failureStatus(404, 'NotFound', 'the server could not find the requested resource', {}));
 }
 
-export function methodNotAllowed(
-  message = 'the server does not allow this method on the requested resource',
-): ApiError {
-  return new ApiError(failureStatus(405, 'MethodNotAllowed', message));
+/** 405; go-restful's own answer for a method the path has no route for carries empty details. */
+export function methodNotAllowed(message?: string): ApiError {
+  if (message !== undefined) return new ApiError(failureStatus(405, 'MethodNotAllowed', message));
+  return new ApiError(
+    failureStatus(
+      405,
+      'MethodNotAllowed',
+      'the server does not allow this method on the requested resource',
+      {},
+    ),
+  );
 }
 
 export function notAcceptable(message: string): ApiError {
@@ -155,12 +164,16 @@ export function requestEntityTooLarge(limit: number): ApiError {
   );
 }
 
-export function unsupportedMediaType(message: string): ApiError {
-  return new ApiError(failureStatus(415, 'UnsupportedMediaType', message, {}));
+/** 415; `details` only where kube's answer has them (go-restful's own 415 carries an empty object). */
+export function unsupportedMediaType(message: string, details?: StatusDetails): ApiError {
+  return new ApiError(failureStatus(415, 'UnsupportedMediaType', message, details));
 }
 
+/** kube's NewInternalError: the text, also as the one cause. */
 export function internalError(message: string): ApiError {
-  return new ApiError(failureStatus(500, 'InternalError', `Internal error occurred: ${message}`));
+  return new ApiError(
+    failureStatus(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
+  );
 }
 
 /** A Status for an arbitrary code (fault injection); 429/503 carry Retry-After when given. */

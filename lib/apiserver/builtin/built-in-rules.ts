@@ -2,7 +2,9 @@ import type { FieldCause } from '../field-cause.js';
 import { isJsonObject, objectAt, type JsonObject } from '../json.js';
 import { jsonEqual } from '../patch/json-value.js';
 import { fieldError } from '../validation/field-errors.js';
-import { DNS1123_SUBDOMAIN_MAX_LENGTH } from '../validation/name-rules.js';
+import { checkDns1123Label, DNS1123_SUBDOMAIN_MAX_LENGTH } from '../validation/name-rules.js';
+import { templateWarnings } from './pod-warnings.js';
+import { defaultDeployment, deploymentCauses, deploymentStatusCauses } from './deployment-rules.js';
 
 /**
  * Defaults and validation of the built-in kinds operators trip over, as kube-apiserver v1.34 applies them:
@@ -13,6 +15,14 @@ import { DNS1123_SUBDOMAIN_MAX_LENGTH } from '../validation/name-rules.js';
  */
 export interface BuiltInCheck {
   causes: FieldCause[];
+  /**
+   * The update-only causes (immutability) of kinds whose ValidateXxxUpdate runs the whole create-time
+   * validation of the new object after them, metadata included (ConfigMap, Secret): the caller puts the
+   * object's create-time metadata causes between these and `causes`.
+   */
+  updateCauses?: FieldCause[];
+  /** Warnings the kind's strategy adds once the object is valid (WarningsOnCreate / WarningsOnUpdate). */
+  warnings?: string[];
   /** A body kube could not decode: answered 400 BadRequest with this message. */
   decodeError?: string;
 }
@@ -65,8 +75,9 @@ function immutableSet(
 }
 
 function configMap(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
+  const updateCauses: FieldCause[] = [];
+  immutableSet(obj, old, ['data', 'binaryData'], updateCauses);
   const causes: FieldCause[] = [];
-  immutableSet(obj, old, ['data', 'binaryData'], causes);
   const size = checkKeys(obj, ['data', 'binaryData'], causes);
   const data = objectAt(obj, 'data') ?? {};
   const binary = objectAt(obj, 'binaryData') ?? {};
@@ -76,7 +87,7 @@ function configMap(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
     }
   }
   if (size > MAX_DATA_BYTES) causes.push(fieldError.tooLong('', MAX_DATA_BYTES));
-  return { causes };
+  return old === undefined ? { causes } : { causes, updateCauses };
 }
 
 function secret(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
@@ -100,10 +111,11 @@ function secret(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
   }
   if (Object.keys(data).length > 0 || obj.data !== undefined) obj.data = data;
   if (typeof obj.type !== 'string' || obj.type === '') obj.type = 'Opaque';
-  const causes: FieldCause[] = [];
+  const updateCauses: FieldCause[] = [];
   if (old !== undefined && obj.type !== old.type)
-    causes.push(fieldError.invalid('type', obj.type, 'field is immutable'));
-  immutableSet(obj, old, ['data'], causes);
+    updateCauses.push(fieldError.invalid('type', obj.type, 'field is immutable'));
+  immutableSet(obj, old, ['data'], updateCauses);
+  const causes: FieldCause[] = [];
   let size = checkKeys(obj, ['data'], causes);
   size = Math.floor((size * 3) / 4);
   if (size > MAX_DATA_BYTES) causes.push(fieldError.tooLong('data', MAX_DATA_BYTES));
@@ -115,7 +127,7 @@ function secret(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
     required('tls.key');
   } else if (obj.type === 'kubernetes.io/dockerconfigjson') required('.dockerconfigjson');
   else if (obj.type === 'kubernetes.io/ssh-auth') required('ssh-privatekey');
-  return { causes };
+  return old === undefined ? { causes } : { causes, updateCauses };
 }
 
 function defaultContainer(c: JsonObject): void {
@@ -130,14 +142,17 @@ function defaultContainer(c: JsonObject): void {
   if (Array.isArray(c.ports)) for (const p of c.ports) if (isJsonObject(p)) p.protocol ??= 'TCP';
 }
 
-/** SetDefaults_PodSpec and its containers (pkg/apis/core/v1/defaults.go), plus the ServiceAccount admission default. */
+/**
+ * SetDefaults_PodSpec and its containers (pkg/apis/core/v1/defaults.go): Pods and the pod templates of
+ * Deployments and the other workload kinds alike. What SetDefaults_Pod adds (enableServiceLinks, requests
+ * from limits) is for Pods only, in `pod` below.
+ */
 export function defaultPodSpec(spec: JsonObject): void {
   spec.restartPolicy ??= 'Always';
   spec.dnsPolicy ??= 'ClusterFirst';
   spec.schedulerName ??= 'default-scheduler';
   spec.securityContext ??= {};
   spec.terminationGracePeriodSeconds ??= 30;
-  spec.enableServiceLinks ??= true;
   for (const list of ['initContainers', 'containers']) {
     const containers = spec[list];
     if (Array.isArray(containers)) for (const c of containers) if (isJsonObject(c)) defaultContainer(c);
@@ -162,6 +177,7 @@ function pod(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
   const spec = objectAt(obj, 'spec') ?? {};
   obj.spec = spec;
   defaultPodSpec(spec);
+  spec.enableServiceLinks ??= true;
   spec.serviceAccountName ??= 'default';
   spec.serviceAccount ??= spec.serviceAccountName;
   spec.priority ??= 0;
@@ -352,46 +368,39 @@ function service(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
   return { causes };
 }
 
-function deployment(obj: JsonObject): BuiltInCheck {
+function deployment(obj: JsonObject, old: JsonObject | undefined): BuiltInCheck {
   const spec = objectAt(obj, 'spec') ?? {};
   obj.spec = spec;
-  spec.replicas ??= 1;
-  spec.revisionHistoryLimit ??= 10;
-  spec.progressDeadlineSeconds ??= 600;
-  const strategy = objectAt(spec, 'strategy') ?? {};
-  strategy.type ??= 'RollingUpdate';
-  if (strategy.type === 'RollingUpdate') {
-    const rolling = objectAt(strategy, 'rollingUpdate') ?? {};
-    rolling.maxUnavailable ??= '25%';
-    rolling.maxSurge ??= '25%';
-    strategy.rollingUpdate = rolling;
-  }
-  spec.strategy = strategy;
-  const template = objectAt(spec, 'template') ?? {};
-  const templateSpec = objectAt(template, 'spec');
+  defaultDeployment(spec);
+  const templateSpec = objectAt(objectAt(spec, 'template'), 'spec');
   if (templateSpec) defaultPodSpec(templateSpec);
-  const causes: FieldCause[] = [];
-  const selector = objectAt(spec, 'selector');
-  if (!selector) causes.push(fieldError.required('spec.selector'));
-  const labels = objectAt(objectAt(template, 'metadata'), 'labels') ?? {};
-  const wanted = objectAt(selector, 'matchLabels') ?? {};
-  if (selector && !Object.entries(wanted).every(([k, v]) => labels[k] === v)) {
-    causes.push({
-      reason: 'FieldValueInvalid',
-      message: `Invalid value: ${goMap(labels)}: \`selector\` does not match template \`labels\``,
-      field: 'spec.template.metadata.labels',
-    });
+  // WarningsOnCreate: a name that is no DNS label, and the pod template's; WarningsOnUpdate: the template's
+  // when the generation moves (the spec or the annotations changed).
+  const warnings: string[] = [];
+  if (old === undefined) {
+    const name = metadataNameOf(obj);
+    // (a generated name is known only later; its prefix decides)
+    const problems = name === '' ? [] : checkDns1123Label(name);
+    if (problems.length > 0) {
+      warnings.push(
+        `metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${problems.join(' ')}]`,
+      );
+    }
   }
-  checkPodSpec(templateSpec, 'spec.template.spec', causes);
-  return { causes };
+  const moved =
+    old === undefined ||
+    !jsonEqual(spec, objectAt(old, 'spec') ?? {}) ||
+    !jsonEqual(
+      objectAt(objectAt(obj, 'metadata'), 'annotations') ?? {},
+      objectAt(objectAt(old, 'metadata'), 'annotations') ?? {},
+    );
+  if (moved) warnings.push(...templateWarnings(obj));
+  return { causes: deploymentCauses(obj, old, checkPodSpec), warnings };
 }
 
-/** The labels as field.Invalid shows a map value in v1.34: JSON with sorted keys (json.Marshal). */
-function goMap(map: JsonObject): string {
-  const entries = Object.keys(map)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(map[k])}`);
-  return `{${entries.join(',')}}`;
+function metadataNameOf(obj: JsonObject): string {
+  const name = objectAt(obj, 'metadata')?.name;
+  return typeof name === 'string' ? name : '';
 }
 
 /** Applies the rules of `group/kind` (no-op for kinds without any). */
@@ -402,6 +411,17 @@ export function checkBuiltIn(group: string, kind: string, obj: JsonObject, old?:
     if (kind === 'Pod') return pod(obj, old);
     if (kind === 'Service') return service(obj, old);
   }
-  if (group === 'apps' && kind === 'Deployment') return deployment(obj);
+  if (group === 'apps' && kind === 'Deployment') return deployment(obj, old);
   return { causes: [] };
+}
+
+/** The rules of a write to `group/kind`'s status subresource (no-op for kinds without any). */
+export function checkBuiltInStatus(
+  group: string,
+  kind: string,
+  obj: JsonObject,
+  old: JsonObject,
+): FieldCause[] {
+  if (group === 'apps' && kind === 'Deployment') return deploymentStatusCauses(obj, old);
+  return [];
 }

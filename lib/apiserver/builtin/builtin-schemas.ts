@@ -13,7 +13,8 @@ interface GeneratedNode {
   $ref?: string;
   type?: string;
   format?: string;
-  default?: string;
+  /** A string default (protocol TCP), or `{}` on a struct held by value. */
+  default?: string | Record<string, never>;
   required?: string[];
   enum?: unknown[];
   properties?: Record<string, GeneratedNode>;
@@ -25,6 +26,10 @@ interface GeneratedNode {
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
   'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string }[];
+  /** A scalar Go holds by value with omitempty: its zero value is never encoded. */
+  'x-reconcilekit-omit-zero'?: boolean;
+  /** A time Go holds by value without omitzero: encoded as null when unset. */
+  'x-reconcilekit-zero-null'?: boolean;
 }
 
 export interface GeneratedSchemas {

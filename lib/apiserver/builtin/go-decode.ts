@@ -171,8 +171,12 @@ function decodeJson(value: unknown, type: GoType, ctx: JsonContext): string | un
       return undefined;
     }
     case 'string':
-    case 'bytes':
       return typeof value === 'string' ? undefined : unmarshalError(jsonKind(value), ctx, typeName(type));
+    case 'bytes': {
+      if (typeof value !== 'string') return unmarshalError(jsonKind(value), ctx, typeName(type));
+      const at = base64ErrorOffset(value);
+      return at === undefined ? undefined : `illegal base64 data at input byte ${String(at)}`;
+    }
     case 'bool':
       return typeof value === 'boolean' ? undefined : unmarshalError(jsonKind(value), ctx, 'bool');
     case 'float64':
@@ -189,6 +193,38 @@ function decodeJson(value: unknown, type: GoType, ctx: JsonContext): string | un
       return typeof value === 'string' ? undefined : unmarshalError(jsonKind(value), ctx, 'string');
     case 'quantity':
       return quantityOk(value) ? undefined : QUANTITY_FORMAT_ERROR;
+  }
+}
+
+/**
+ * Where Go's base64.StdEncoding stops decoding `text` (the offset a CorruptInputError names), or undefined
+ * when it decodes: an invalid character is named where it is, padding where it is wrong, and a final
+ * incomplete group of characters at its start. Newlines are skipped.
+ */
+export function base64ErrorOffset(text: string): number | undefined {
+  const valid = (c: string): boolean => /^[A-Za-z0-9+/]$/.test(c);
+  const newline = (c: string | undefined): boolean => c === '\n' || c === '\r';
+  let si = 0;
+  for (;;) {
+    for (let j = 0; j < 4; j++) {
+      if (si === text.length) return j === 0 ? undefined : si - j;
+      const c = text[si] ?? '';
+      si++;
+      if (valid(c)) continue;
+      if (newline(c)) {
+        j--;
+        continue;
+      }
+      if (c !== '=' || j < 2) return si - 1;
+      if (j === 2) {
+        while (si < text.length && newline(text[si])) si++;
+        if (si === text.length) return text.length;
+        if (text[si] !== '=') return si - 1;
+        si++;
+      }
+      while (si < text.length && newline(text[si])) si++;
+      return si < text.length ? si : undefined;
+    }
   }
 }
 
@@ -264,8 +300,12 @@ function convertUnstructured(value: unknown, type: GoType): string | undefined {
       }
       return undefined;
     }
-    case 'bytes':
+    case 'bytes': {
+      const at = typeof value === 'string' ? base64ErrorOffset(value) : undefined;
+      if (at !== undefined)
+        return `error decoding from json: illegal base64 data at input byte ${String(at)}`;
       return scalarConvertError(value, 'string');
+    }
     case 'string':
     case 'bool':
     case 'int32':
@@ -420,9 +460,10 @@ function canonicalizeNode(value: unknown, type: GoType, depth: number): unknown 
 }
 
 /**
- * Drops, in place, the empty lists and maps a built-in object's Go encoding leaves out: a slice or map field
- * tagged omitempty (every field the OpenAPI does not list as required) that is empty is not written back
- * (`labels: {}`, `schedulingGates: []` after the last item is removed). Empty structs stay (`resources: {}`).
+ * Drops, in place, what a built-in object's Go encoding leaves out: a slice or map field tagged omitempty
+ * (every field the OpenAPI does not list as required) that is empty (`labels: {}`, `schedulingGates: []`
+ * after the last item is removed), and the zero value of a scalar held by value and tagged omitempty
+ * (`minReadySeconds: 0`, `paused: false`; the generator marks them). Empty structs stay (`resources: {}`).
  */
 export function dropEmptyOmitted(obj: Record<string, unknown>, definitionName: string): void {
   const def = definition(definitionName);
@@ -441,7 +482,13 @@ function dropEmptyNode(value: unknown, type: GoType, depth: number): void {
       const empty = Array.isArray(item)
         ? item.length === 0
         : isJsonObject(item) && Object.keys(item).length === 0;
+      const zero = item === 0 || item === '' || item === false;
       if (empty && !required.has(key) && (childType.kind === 'slice' || childType.kind === 'map')) {
+        Reflect.deleteProperty(value, key);
+      } else if (item === null && !required.has(key) && childType.kind !== 'time') {
+        // null decodes to Go's zero value, which omitempty leaves out (a time held by value stays null).
+        Reflect.deleteProperty(value, key);
+      } else if (zero && child['x-reconcilekit-omit-zero'] === true) {
         Reflect.deleteProperty(value, key);
       } else dropEmptyNode(item, childType, depth + 1);
     }
@@ -454,13 +501,44 @@ function dropEmptyNode(value: unknown, type: GoType, depth: number): void {
   }
 }
 
+/**
+ * Adds, in place, what a built-in object's Go encoding always writes: a struct field held by value (the
+ * OpenAPI gives it `default: {}`) is encoded as `{}` even when nothing is in it (a Deployment's
+ * `status: {}`), a time held by value as `null` (a condition's `lastUpdateTime`), at every level under a
+ * struct that is itself there.
+ */
+export function fillValueStructs(obj: Record<string, unknown>, definitionName: string): void {
+  const def = definition(definitionName);
+  if (def !== undefined) fillNode(obj, { kind: 'struct', name: '', node: def }, 0);
+}
+
+function fillNode(value: unknown, type: GoType, depth: number): void {
+  if (value === null || typeof value !== 'object' || depth > 64) return;
+  if (type.kind === 'struct' && isJsonObject(value)) {
+    for (const [key, child] of Object.entries(type.node.properties ?? {})) {
+      const childType = typeOf(child);
+      const byValue = isJsonObject(child.default) && Object.keys(child.default).length === 0;
+      if (value[key] === undefined && byValue && childType.kind === 'struct') value[key] = {};
+      // A time held by value (not omitzero) is encoded as null when unset.
+      if (value[key] === undefined && child['x-reconcilekit-zero-null'] === true) value[key] = null;
+      if (value[key] !== undefined) fillNode(value[key], childType, depth + 1);
+    }
+  } else if (type.kind === 'slice' && Array.isArray(value)) {
+    const elem = typeOf(type.elem);
+    for (const item of value) fillNode(item, elem, depth + 1);
+  } else if (type.kind === 'map' && isJsonObject(value)) {
+    const elem = typeOf(type.elem);
+    for (const item of Object.values(value)) fillNode(item, elem, depth + 1);
+  }
+}
+
 /** Go's `%v` of an unstructured value inside `&{…}` (smd's valueUnstructured). */
-function goValue(value: unknown): string {
+export function goValue(value: unknown): string {
   return goFormat(value);
 }
 
 /** Go's `%#v` of an unstructured value (`5`, `"x"`, `map[string]interface {}{"a":1}`). */
-function goSharp(value: unknown): string {
+export function goSharp(value: unknown): string {
   if (value === null) return '<nil>';
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return `[]interface {}{${value.map(goSharp).join(', ')}}`;
@@ -472,7 +550,7 @@ function goSharp(value: unknown): string {
 }
 
 /** Go's `%T` of an unstructured value. */
-function goTypeOfValue(value: unknown): string {
+export function goTypeOfValue(value: unknown): string {
   if (typeof value === 'string') return 'string';
   if (typeof value === 'boolean') return 'bool';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';

@@ -4,6 +4,8 @@ import {
   validateAgainstSchema,
   validateObjectMeta,
 } from '../algorithms.js';
+import { commonUpdateMetaCauses } from '../validation/object-meta.js';
+import { checkQualifiedName } from '../validation/name-rules.js';
 import type { FieldCause } from '../field-cause.js';
 import { display, isJsonObject, metadataOf, stringAt, stringsAt, type JsonObject } from '../json.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
@@ -19,11 +21,13 @@ import {
   builtInDefinitionName,
   canonicalizeQuantities,
   dropEmptyOmitted,
+  fillValueStructs,
   goFormat,
   jsonDecodeError,
   unstructuredConvertError,
 } from '../builtin/go-decode.js';
 import { apiVersionOf } from '../resource-type.js';
+import { customResourceApplyError } from '../schema/apply-typed.js';
 import { ApiError, badRequest, failureStatus, invalid } from '../status.js';
 import { schemaHasRules, validateCelRules } from '../cel/validate-rules.js';
 import { fieldError } from '../validation/field-errors.js';
@@ -91,15 +95,18 @@ export function checkPatchedBuiltIn(
 }
 
 /**
- * Built-in kinds, server-side apply: an applied configuration whose values do not fit the schema is a 500
- * with structured-merge-diff's text, as kube-apiserver answers it (`failed to create typed patch object
+ * Server-side apply: an applied configuration that does not fit the kind's schema is a 500 with
+ * structured-merge-diff's text, as kube-apiserver answers it (`failed to create typed patch object
  * (<namespace>/<name>; apps/v1, Kind=Deployment): .spec.replicas: expected numeric (int or float), got
- * string`).
+ * string`) — built-in kinds by their generated schemas, custom resources by their structural schema (a
+ * list-map item without its key, a repeated set value, an undeclared field as well).
  */
 export function checkAppliedBuiltIn(ctx: RequestContext, applied: JsonObject): void {
   const definition = definitionOf(ctx);
-  if (definition === undefined) return;
-  const error = applyConfigTypeError(applied, definition);
+  const schema = ctx.version.schema;
+  let error: string | undefined;
+  if (definition !== undefined) error = applyConfigTypeError(applied, definition);
+  else if (schema !== undefined && !ctx.type.builtin) error = customResourceApplyError(applied, schema);
   if (error === undefined) return;
   const meta = isJsonObject(applied.metadata) ? applied.metadata : {};
   const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
@@ -176,6 +183,44 @@ export interface AdmitOptions {
    * the mutating admission webhooks. Default true.
    */
   validate?: boolean;
+  /**
+   * The object's metadata causes: reported first in the same 422 as any schema or rule error, as
+   * kube-apiserver's custom-resource validator checks metadata, schema, scale paths and rules together.
+   */
+  metaCauses?: FieldCause[];
+  /** A write to the status subresource: only the scale subresource's status path is checked. */
+  statusWrite?: boolean;
+}
+
+/** Cause types that keep kube from running CEL rules (hasBlockingErr in the custom-resource strategy). */
+const BLOCKING_REASONS = new Set([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
+
+/**
+ * The scale subresource's replica paths must hold non-negative int32 values (ValidateScaleSpec and
+ * ValidateScaleStatus of apiextensions-apiserver's customResourceValidator; the field is the dotted path).
+ */
+function scaleCauses(ctx: RequestContext, obj: JsonObject, statusOnly: boolean): FieldCause[] {
+  const scale = ctx.type.scale;
+  if (scale === undefined || ctx.type.builtin) return [];
+  const causes: FieldCause[] = [];
+  const paths = statusOnly ? [scale.statusReplicasPath] : [scale.specReplicasPath, scale.statusReplicasPath];
+  for (const path of paths) {
+    let value: unknown = obj;
+    for (const part of path.replace(/^\./, '').split('.'))
+      value = isJsonObject(value) ? value[part] : undefined;
+    if (typeof value !== 'number' || !Number.isInteger(value)) continue;
+    if (value < 0) causes.push(fieldError.invalid(path, value, 'should be a non-negative integer'));
+    else if (value > 2147483647) {
+      causes.push(fieldError.invalid(path, value, 'should be less than or equal to 2147483647'));
+    }
+  }
+  return causes;
 }
 
 /**
@@ -193,7 +238,10 @@ export function admitSchema(
   const { apiVersion, kind, metadata, ...body } = obj;
   const bodySchema = schemaWithoutMeta(schema);
   const unknown = pruneUnknownFields(body, bodySchema).map((p) => p.replace(/^\./, ''));
-  pruneNonNullableNulls(body, bodySchema);
+  // A body the decoder reads loses its nulls in fields that cannot hold one; a server-side apply result is
+  // no decoded body (kube validates it as merged), so a list or map its pruning left null stays null.
+  const applied = (ctx.req.headers['content-type'] ?? '').startsWith('application/apply-patch');
+  if (!applied) pruneNonNullableNulls(body, bodySchema);
   const meta = isJsonObject(metadata) ? metadata : {};
   for (const key of Object.keys(meta)) {
     if (!OBJECT_META_FIELDS.has(key)) {
@@ -201,7 +249,7 @@ export function admitSchema(
       Reflect.deleteProperty(meta, key);
     }
   }
-  reportUnknownFields(ctx, unknown);
+  if (ctx.unknownFieldsReported !== true) reportUnknownFields(ctx, unknown);
   applySchemaDefaults(body, bodySchema);
   if (opts.validate === false) return { apiVersion, kind, metadata: meta, ...body };
   if (opts.statusFrom !== undefined) {
@@ -210,16 +258,28 @@ export function admitSchema(
     if (opts.statusFrom.status === undefined) delete body.status;
     else body.status = opts.statusFrom.status;
   }
-  const causes = validateAgainstSchema(body, bodySchema);
   const admitted = { apiVersion, kind, metadata: meta, ...body };
+  // A status write validates the status alone, against the status schema (ValidateStatusUpdate).
+  const statusSchema = bodySchema.properties?.status;
+  const schemaCauses =
+    opts.statusWrite === true
+      ? statusSchema === undefined || body.status === undefined
+        ? []
+        : validateAgainstSchema(body.status, statusSchema, 'status', 'status')
+      : validateAgainstSchema(body, bodySchema);
+  const causes = [
+    ...(opts.metaCauses ?? []),
+    ...schemaCauses,
+    ...scaleCauses(ctx, admitted, opts.statusWrite === true),
+  ];
   if (schemaHasRules(schema)) {
-    // kube runs CEL rules unless the schema check found a type error (hasBlockingErr,
-    // k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go).
-    if (causes.some((c) => c.reason === 'FieldValueTypeInvalid' || c.reason === 'FieldValueNotSupported')) {
+    // kube runs CEL rules unless an error so far blocks them (hasBlockingErr,
+    // k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go); the note has no field.
+    if (causes.some((c) => BLOCKING_REASONS.has(c.reason))) {
       causes.push(
         fieldError.invalid(
-          '',
-          undefined,
+          '<nil>',
+          null,
           'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
         ),
       );
@@ -229,6 +289,84 @@ export function admitSchema(
   }
   if (causes.length > 0) throw invalid(ctx.type, stringAt(meta, 'name') ?? '', causes);
   return admitted;
+}
+
+/**
+ * The metadata causes of a create or update (for {@link AdmitOptions.metaCauses}), as kube-apiserver
+ * gathers them: on create the kind's ObjectMeta validation; on update the generic update path's own
+ * checks first, then the kind's (so one bad label can be several causes).
+ */
+export function metaCausesOf(
+  ctx: RequestContext,
+  obj: JsonObject,
+  operation: 'create' | 'update',
+  old?: JsonObject,
+): FieldCause[] {
+  const own = validateObjectMeta(obj, {
+    kind: { group: ctx.type.group, version: ctx.version.name, kind: ctx.type.kind },
+    namespaced: ctx.type.namespaced,
+    operation,
+    ...(old === undefined ? {} : { old }),
+  });
+  if (operation === 'create' || old === undefined) return own;
+  return [...commonUpdateMetaCauses(obj, old, ctx.type.namespaced), ...own];
+}
+
+/**
+ * A POST or PUT body's unknown fields, reported (or, with fieldValidation=Strict, refused) as kube-apiserver's
+ * decoder does — before the object or its namespace is looked up, so a PUT of a missing object still warns.
+ * Admission then drops them without reporting them again.
+ */
+export function reportBodyUnknownFields(ctx: RequestContext, body: JsonObject): void {
+  reportUnknownFields(ctx, unknownFieldsOf(ctx, body));
+  ctx.unknownFieldsReported = true;
+}
+
+/** The fields of `obj` the kind's schema does not know (obj is not changed). */
+function unknownFieldsOf(ctx: RequestContext, obj: JsonObject): string[] {
+  const copy = structuredClone(obj);
+  const schema = ctx.version.schema;
+  if (schema !== undefined) {
+    const { apiVersion: _v, kind: _k, metadata, ...rest } = copy;
+    const unknown = pruneUnknownFields(rest, schemaWithoutMeta(schema)).map((p) => p.replace(/^\./, ''));
+    if (isJsonObject(metadata)) {
+      for (const key of Object.keys(metadata))
+        if (!OBJECT_META_FIELDS.has(key)) unknown.push(`metadata.${key}`);
+    }
+    return unknown;
+  }
+  const builtIn = ctx.type.builtin
+    ? builtInSchema(ctx.type.group, ctx.version.name, ctx.type.kind)
+    : undefined;
+  return builtIn === undefined ? [] : pruneWithTrustedSchema(copy, builtIn);
+}
+
+/**
+ * A patched object's unknown fields, found when kube decodes it: warned about (fieldValidation=Warn, the
+ * default), or with Strict a 422 on the field `patch` quoting the patched object (JSON and merge patches)
+ * or the strategic merge patch as Go prints it. `earlier` are the JSON patch's own unknown members.
+ */
+export function reportPatchedUnknownFields(
+  ctx: RequestContext,
+  patched: JsonObject,
+  earlier: string[],
+  strategicPatch?: unknown,
+): void {
+  const texts = [...earlier, ...unknownFieldsOf(ctx, patched).map((p) => `unknown field "${p}"`)];
+  ctx.unknownFieldsReported = true;
+  const mode = ctx.query.get('fieldValidation') ?? 'Warn';
+  if (texts.length === 0 || mode === 'Ignore') return;
+  if (mode !== 'Strict') {
+    ctx.warnings.push(...texts);
+    return;
+  }
+  const shown = strategicPatch === undefined ? JSON.stringify(patched) : goFormat(strategicPatch);
+  const message = `Invalid value: ${JSON.stringify(shown)}: strict decoding error: ${texts.join(', ')}`;
+  throw new ApiError(
+    failureStatus(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
+      causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
+    }),
+  );
 }
 
 /**
@@ -255,11 +393,13 @@ function reportUnknownFields(ctx: RequestContext, unknown: string[]): void {
 function admitBuiltIn(ctx: RequestContext, obj: JsonObject): JsonObject {
   const schema = builtInSchema(ctx.type.group, ctx.version.name, ctx.type.kind);
   if (schema === undefined) return obj;
-  reportUnknownFields(ctx, pruneWithTrustedSchema(obj, schema));
+  const unknown = pruneWithTrustedSchema(obj, schema);
+  if (ctx.unknownFieldsReported !== true) reportUnknownFields(ctx, unknown);
   const definition = definitionOf(ctx);
   if (definition !== undefined) {
     canonicalizeQuantities(obj, definition);
     dropEmptyOmitted(obj, definition);
+    fillValueStructs(obj, definition);
   }
   if (ctx.type.group === '' && ctx.type.kind === 'Pod') convertPodStatusIps(obj);
   return obj;
@@ -272,23 +412,31 @@ export function validateMeta(
   operation: 'create' | 'update',
   old?: JsonObject,
 ): void {
-  const causes: FieldCause[] = validateObjectMeta(obj, {
-    kind: { group: ctx.type.group, version: ctx.version.name, kind: ctx.type.kind },
-    namespaced: ctx.type.namespaced,
-    operation,
-    ...(old === undefined ? {} : { old }),
-  });
+  const causes = metaCausesOf(ctx, obj, operation, old);
   if (causes.length > 0) throw invalid(ctx.type, stringAt(metadataOf(obj), 'name') ?? '', causes);
-  if (!ctx.type.builtin) {
-    // Custom resources accept unqualified finalizers, with a warning (built-ins reject them above).
-    stringsAt(metadataOf(obj), 'finalizers').forEach((f, i) => {
-      if (!f.includes('/') && !STANDARD_FINALIZERS.has(f)) {
-        ctx.warnings.push(
-          `metadata.finalizers[${i}]: "${f}": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers`,
-        );
-      }
-    });
+  if (!ctx.type.builtin) ctx.warnings.push(...finalizerWarnings(obj, old));
+}
+
+/**
+ * Custom resources accept unqualified finalizers, with a warning for each one a write adds (built-ins
+ * reject them): apiextensions-apiserver's generateWarningsFromObj, in sorted order.
+ */
+function finalizerWarnings(obj: JsonObject, old: JsonObject | undefined): string[] {
+  const before = new Set(old === undefined ? [] : stringsAt(metadataOf(old), 'finalizers'));
+  const added = [...new Set(stringsAt(metadataOf(obj), 'finalizers'))].filter((f) => !before.has(f)).sort();
+  const warnings: string[] = [];
+  for (const f of added) {
+    const at = `metadata.finalizers: ${JSON.stringify(f)}`;
+    for (const problem of checkQualifiedName(f)) warnings.push(`${at}: ${problem}`);
+    if (!f.includes('/') && !STANDARD_FINALIZERS.has(f)) {
+      warnings.push(
+        f.includes('.')
+          ? `${at}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers`
+          : `${at}: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers`,
+      );
+    }
   }
+  return warnings;
 }
 
 const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);

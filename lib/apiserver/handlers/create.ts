@@ -5,24 +5,18 @@ import type { Reply } from '../http-io.js';
 import { formatTime, metadataOf, stringAt, type JsonObject } from '../json.js';
 import { afterKindWrite, isCrdType, isNamespaceType, prepareKind } from '../kind-hooks.js';
 import { typeKey } from '../resource-type.js';
-import {
-  ApiError,
-  alreadyExists,
-  failureStatus,
-  forbidden,
-  invalid,
-  methodNotAllowed,
-  notFound,
-} from '../status.js';
+import { ApiError, alreadyExists, failureStatus, forbidden, methodNotAllowed, notFound } from '../status.js';
 import {
   admitSchema,
   checkBuiltInDecoding,
   checkNamespace,
   checkTypeMeta,
+  metaCausesOf,
+  reportBodyUnknownFields,
   validateMeta,
 } from './admission.js';
 import { presentObject, toStorage } from './presentation.js';
-import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
+import { isDryRun, kindRefOf, managerOf, resetFieldsOf, type RequestContext } from './request-context.js';
 import { parseObjectBody, typeMetaMismatch } from './decode-errors.js';
 import { requestAdmission } from '../webhooks/request-admission.js';
 import { convertsOnWrite, rememberWritten, toStorageVersion } from '../webhooks/request-conversion.js';
@@ -39,7 +33,21 @@ function generateName(prefix: string): string {
 
 /** POST to a collection. */
 export function handleCreate(ctx: RequestContext): Reply | Promise<Reply> {
-  if (ctx.info.subresource !== undefined || ctx.info.name !== undefined) throw methodNotAllowed();
+  if (!ctx.type.builtin && ctx.info.subresource !== undefined) {
+    // apiextensions-apiserver's handler: NewMethodNotSupported for a POST to a subresource.
+    throw new ApiError(
+      failureStatus(
+        405,
+        'MethodNotAllowed',
+        `create is not supported on resources of kind "${ctx.type.resource}.${ctx.type.group}"`,
+        { group: ctx.type.group, kind: ctx.type.resource },
+      ),
+    );
+  }
+  // A POST to a custom resource's named path is a create in its collection (the name in the path is not
+  // looked at), as apiextensions-apiserver routes it; built-in kinds have no such route.
+  if (ctx.type.builtin && (ctx.info.subresource !== undefined || ctx.info.name !== undefined))
+    throw methodNotAllowed();
   if (ctx.type.namespaced && ctx.info.namespace === undefined) {
     throw methodNotAllowed(`${ctx.type.resource} must be created in a namespace`);
   }
@@ -48,6 +56,7 @@ export function handleCreate(ctx: RequestContext): Reply | Promise<Reply> {
   const mismatch = typeMetaMismatch(ctx, obj);
   if (mismatch !== undefined) throw mismatch;
   checkBuiltInDecoding(ctx, obj);
+  reportBodyUnknownFields(ctx, obj);
   checkTypeMeta(ctx, obj);
   checkNamespace(ctx, obj);
   return createObject(ctx, obj, { managedFieldsSet: false });
@@ -66,17 +75,22 @@ export function createObject(
   const obj = prepareCreate(ctx, input, opts);
   const admission = requestAdmission(ctx, 'CREATE');
   if (admission === undefined && !convertsOnWrite(ctx)) {
-    return commitCreate(ctx, stageCreate(ctx, admitSchema(ctx, obj), opts));
+    return commitCreate(ctx, stageCreate(ctx, admitCreate(ctx, obj), opts));
   }
   return (async () => {
     const defaulted = admitSchema(ctx, obj, undefined, { validate: false });
     const mutated = (await admission?.mutate(defaulted)) ?? defaulted;
-    const staged = stageCreate(ctx, admitSchema(ctx, mutated), opts);
+    const staged = stageCreate(ctx, admitCreate(ctx, mutated), opts);
     await admission?.validate(staged.object);
     if (convertsOnWrite(ctx))
       staged.storable = normalizeObjectMeta(await toStorageVersion(ctx, staged.object));
     return commitCreate(ctx, staged);
   })();
+}
+
+/** Schema admission of a create; kube validates metadata and the rest of the object together: one 422 names both. */
+function admitCreate(ctx: RequestContext, obj: JsonObject): JsonObject {
+  return admitSchema(ctx, obj, undefined, { metaCauses: metaCausesOf(ctx, obj, 'create') });
 }
 
 /** Checks before admission: no resourceVersion, a name, a live namespace; strips server-set fields. */
@@ -93,16 +107,6 @@ function prepareCreate(
     throw new ApiError(
       failureStatus(500, 'InternalError', 'resourceVersion should not be set on objects to be created'),
     );
-  }
-  const generate = stringAt(meta, 'generateName');
-  if ((meta.name === undefined || meta.name === '') && (generate === undefined || generate === '')) {
-    throw invalid(type, '', [
-      {
-        reason: 'FieldValueRequired',
-        message: 'Required value: name or generateName is required',
-        field: 'metadata.name',
-      },
-    ]);
   }
   if (type.namespaced) {
     const ns = ctx.info.namespace ?? '';
@@ -159,7 +163,8 @@ function stageCreate(
   let obj = admitted;
   const finalMeta = metadataOf(obj);
   const generate = stringAt(finalMeta, 'generateName');
-  prepareKind(core, type, obj);
+  // kube validates metadata and the kind's fields together: one 422 names both.
+  const kindWarnings = prepareKind(core, type, obj, undefined, metaCausesOf(ctx, obj, 'create'));
   const now = core.clock();
   const usesGenerate = (finalMeta.name === undefined || finalMeta.name === '') && generate !== undefined;
   for (let attempt = 1; ; attempt++) {
@@ -172,6 +177,7 @@ function stageCreate(
     }
   }
   validateMeta(ctx, obj, 'create');
+  ctx.warnings.push(...kindWarnings);
   finalMeta.uid = randomUUID();
   finalMeta.creationTimestamp = formatTime(now);
   if (type.tracksGeneration) finalMeta.generation = 1;
@@ -181,6 +187,7 @@ function stageCreate(
       now: formatTime(now),
       apiVersion: String(obj.apiVersion),
       kind: kindRefOf(ctx),
+      resetFields: resetFieldsOf(ctx),
     });
   }
   return { object: obj, storable: normalizeObjectMeta(toStorage(ctx, obj)) };

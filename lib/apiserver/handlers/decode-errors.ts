@@ -33,7 +33,15 @@ export function parseObjectBody(ctx: RequestContext): JsonObject {
   if (!isJsonObject(value) && value !== null) {
     throw unrecognized(`json: cannot unmarshal ${goTypeOf(value)} into Go value of type ${FIND_KIND_TYPE}`);
   }
-  return parseJsonObject(ctx.body);
+  // Custom resources are decoded as unstructured objects, which must name their kind (a built-in body may
+  // leave it to the URL; `null` is then an empty object).
+  if (!ctx.type.builtin && (!isJsonObject(value) || typeof value.kind !== 'string' || value.kind === '')) {
+    const text = ctx.body.toString('utf8');
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${ctx.type.kind}): Object 'Kind' is missing in '${text}' (${summarizeBody(ctx.body)})`,
+    );
+  }
+  return value === null ? {} : parseJsonObject(ctx.body);
 }
 
 /**
@@ -87,7 +95,8 @@ function isRegistered(apiVersion: string, kind: string): boolean {
  */
 export function typeMetaMismatch(ctx: RequestContext, obj: JsonObject): ApiError | undefined {
   const expected = apiVersionOf(ctx.type.group, ctx.version.name);
-  const apiVersion = obj.apiVersion ?? expected;
+  // An unstructured custom resource must carry its apiVersion; a built-in one may leave it to the URL.
+  const apiVersion = obj.apiVersion ?? (ctx.type.builtin ? expected : '');
   const kind = obj.kind ?? ctx.type.kind;
   if (apiVersion === expected && kind === ctx.type.kind) return undefined;
   if (ctx.type.builtin && typeof apiVersion === 'string' && typeof kind === 'string' && kind !== '') {

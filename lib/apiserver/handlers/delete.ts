@@ -5,7 +5,8 @@ import { parseJsonObject } from '../http-io.js';
 import { display, metadataOf, objectAt, stringAt, type JsonObject } from '../json.js';
 import { deleteObject, type PropagationPolicy } from '../object-lifecycle.js';
 import { apiVersionOf, typeKey } from '../resource-type.js';
-import { badRequest, deleteSuccess, forbidden, methodNotAllowed } from '../status.js';
+import { badRequest, deleteSuccess, forbidden, invalid, methodNotAllowed } from '../status.js';
+import { fieldError } from '../validation/field-errors.js';
 import { namespaceOf, nameOf, selectorFilter } from './filter.js';
 import { listItem, presentObject } from './presentation.js';
 import { checkDryRunValues, type RequestContext } from './request-context.js';
@@ -21,6 +22,8 @@ interface DeleteOptions {
   resourceVersion?: string;
   gracePeriodSeconds?: number;
   dryRun: boolean;
+  /** `orphanDependents: false` was given: a deletion that waits (finalizers) answers 202. */
+  cascading?: boolean;
 }
 
 /** DeleteOptions from a JSON body when present, else from the query (as kube-apiserver decodes them). */
@@ -43,9 +46,15 @@ function deleteOptionsOf(ctx: RequestContext): DeleteOptions {
   const policy = source.propagationPolicy;
   if (policy !== undefined && policy !== null) {
     if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-      throw badRequest(
-        `propagationPolicy: Unsupported value: "${display(policy)}": supported values: "Background", "Foreground", "Orphan"`,
-      );
+      // ValidateDeleteOptions: a 422 on meta.k8s.io's DeleteOptions.
+      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
+        fieldError.notSupported('propagationPolicy', display(policy), [
+          'Foreground',
+          'Background',
+          'Orphan',
+          'nil',
+        ]),
+      ]);
     }
     options.policy = policy;
   } else if (source.orphanDependents === true) {
@@ -53,6 +62,7 @@ function deleteOptionsOf(ctx: RequestContext): DeleteOptions {
   } else if (source.orphanDependents === false) {
     options.policy = 'Background';
   }
+  if (source.orphanDependents === false) options.cascading = true;
   const grace = source.gracePeriodSeconds;
   if (grace !== undefined && grace !== null) {
     const seconds = typeof grace === 'number' ? grace : Number(grace);
@@ -117,14 +127,14 @@ export function handleDelete(ctx: RequestContext): Reply | Promise<Reply> {
   // Converted (or ConversionNeeded) before anything is deleted, so the answer can be presented after.
   const presented = presentObject(ctx, current);
   const admission = requestAdmission(ctx, 'DELETE', presented);
-  if (admission === undefined) return deleteReply(ctx, current, deleteOne(ctx, current, options));
+  if (admission === undefined) return deleteReply(ctx, current, deleteOne(ctx, current, options), options);
   return (async () => {
     await admission.mutate(undefined);
     await admission.validate(undefined);
     const now = currentObject(ctx);
     const stale = metadataOf(now).resourceVersion !== metadataOf(current).resourceVersion;
     if (stale && options.resourceVersion === undefined) throw new StaleWriteError();
-    return deleteReply(ctx, now, deleteOne(ctx, now, options));
+    return deleteReply(ctx, now, deleteOne(ctx, now, options), options);
   })();
 }
 
@@ -132,6 +142,7 @@ function deleteReply(
   ctx: RequestContext,
   current: JsonObject,
   result: { object: JsonObject; deleted: boolean },
+  options: DeleteOptions,
 ): Reply {
   if (ctx.conversions !== undefined && result.object !== current) {
     rememberWritten(ctx, result.object, presentObject(ctx, current));
@@ -139,7 +150,9 @@ function deleteReply(
   if (result.deleted && !ctx.type.deleteReturnsObject) {
     return { code: 200, body: deleteSuccess(ctx.type, nameOf(current), String(metadataOf(current).uid)) };
   }
-  return { code: 200, body: presentObject(ctx, result.object) };
+  // kube answers 202 for a deletion that waits when the client asked for cascading with orphanDependents.
+  const code = !result.deleted && options.cascading === true ? 202 : 200;
+  return { code, body: presentObject(ctx, result.object) };
 }
 
 /** DELETE of a collection: every matching object, answered as a list of what was deleted. */
@@ -148,15 +161,19 @@ export function handleDeleteCollection(ctx: RequestContext): Reply {
   const options = deleteOptionsOf(ctx);
   const matches = selectorFilter(ctx);
   const items = ctx.core.store.list(typeKey(ctx.type), namespaceOf(ctx)).filter(matches);
-  const done = items.map(
-    (item) => deleteOne(ctx, item, { ...options, uid: undefined, resourceVersion: undefined }).object,
-  );
+  for (const item of items) deleteOne(ctx, item, { ...options, uid: undefined, resourceVersion: undefined });
+  // kube answers the list it deleted from, as it was listed (Store.DeleteCollection).
+  const done = items;
   return {
     code: 200,
     body: {
       kind: ctx.type.listKind,
       apiVersion: apiVersionOf(ctx.type.group, ctx.version.name),
-      metadata: { resourceVersion: String(ctx.core.store.currentRv) },
+      // Custom resources are unstructured lists, whose metadata always carries `continue`.
+      metadata: {
+        ...(ctx.type.builtin ? {} : { continue: '' }),
+        resourceVersion: String(ctx.core.store.currentRv),
+      },
       items: done.map((o) => listItem(ctx, o)),
     },
   };

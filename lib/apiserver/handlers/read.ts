@@ -217,6 +217,8 @@ export function handleList(ctx: RequestContext): Reply {
       },
     };
   }
+  // Custom resources are listed as unstructured lists, whose metadata always carries `continue`.
+  if (!ctx.type.builtin) listMeta.continue ??= '';
   return {
     code: 200,
     body: {

@@ -24,6 +24,8 @@ export interface RequestContext {
    * (storage version) → the same objects in the request's version (lib/apiserver/webhooks/request-conversion.ts).
    */
   conversions?: WeakMap<JsonObject, JsonObject>;
+  /** The body's unknown fields were reported when it was decoded (POST/PUT): not again on admission. */
+  unknownFieldsReported?: boolean;
 }
 
 /** The options kind kube-apiserver names when a write's options are invalid, per verb. */
@@ -66,6 +68,21 @@ export function managerOf(ctx: RequestContext): string {
   if (explicit !== null && explicit !== '') return explicit;
   const agent = ctx.req.headers['user-agent'] ?? 'unknown';
   return agent.split('/')[0] ?? 'unknown';
+}
+
+/**
+ * The fields a write through this endpoint may not set, which no field manager of it owns (the strategy's
+ * GetResetFields): `status` on the main resource of a type with a status subresource, `spec` on its status
+ * (and a Deployment's `metadata.labels`, which its status strategy also keeps).
+ */
+export function resetFieldsOf(ctx: RequestContext): string[][] {
+  if (!ctx.type.statusSubresource) return [];
+  const sub = ctx.info.subresource;
+  if (sub === undefined) return [['status']];
+  if (sub !== 'status') return [];
+  return ctx.type.group === 'apps' && ctx.type.kind === 'Deployment'
+    ? [['spec'], ['metadata', 'labels']]
+    : [['spec']];
 }
 
 /** The kind of the request's objects, with the served version's schema (list merge rules for apply). */

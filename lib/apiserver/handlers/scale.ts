@@ -1,5 +1,14 @@
-import { isJsonObject, metadataOf, objectAt, setValueAtPath, valueAtPath, type JsonObject } from '../json.js';
-import { badRequest } from '../status.js';
+import {
+  isJsonObject,
+  metadataOf,
+  objectAt,
+  setValueAtPath,
+  stringAt,
+  valueAtPath,
+  type JsonObject,
+} from '../json.js';
+import { badRequest, internalError, invalid } from '../status.js';
+import { fieldError } from '../validation/field-errors.js';
 import type { RequestContext } from './request-context.js';
 
 function selectorString(selector: unknown): string | undefined {
@@ -11,11 +20,24 @@ function selectorString(selector: unknown): string | undefined {
     .join(',');
 }
 
-/** The autoscaling/v1 Scale view of an object. */
-export function scaleOf(ctx: RequestContext, obj: JsonObject): JsonObject {
+/** What a custom resource's Scale shows for a spec replicas field it lacks, before an update (kube's sentinel). */
+const MISSING_SPEC_REPLICAS = -2147483648;
+
+/**
+ * The autoscaling/v1 Scale view of an object. A custom resource without its spec replicas field has no
+ * Scale to read (500, as apiextensions-apiserver answers); to an update it shows the smallest int32, which
+ * the update must replace.
+ */
+export function scaleOf(ctx: RequestContext, obj: JsonObject, forUpdate = false): JsonObject {
   const scale = ctx.type.scale;
   const meta = metadataOf(obj);
-  const specReplicas = scale ? valueAtPath(obj, scale.specReplicasPath) : undefined;
+  let specReplicas = scale ? valueAtPath(obj, scale.specReplicasPath) : undefined;
+  if (!ctx.type.builtin && scale !== undefined && specReplicas === undefined) {
+    if (!forUpdate) {
+      throw internalError(`the spec replicas field ${JSON.stringify(scale.specReplicasPath)} does not exist`);
+    }
+    specReplicas = MISSING_SPEC_REPLICAS;
+  }
   const statusReplicas = scale ? valueAtPath(obj, scale.statusReplicasPath) : undefined;
   const status: JsonObject = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
   const selector =
@@ -33,19 +55,30 @@ export function scaleOf(ctx: RequestContext, obj: JsonObject): JsonObject {
       resourceVersion: meta.resourceVersion,
       creationTimestamp: meta.creationTimestamp,
     },
-    spec: { replicas: typeof specReplicas === 'number' ? specReplicas : 0 },
+    // ScaleSpec.replicas is a value with omitempty: 0 is not encoded (ScaleStatus.replicas always is).
+    spec: typeof specReplicas === 'number' && specReplicas !== 0 ? { replicas: specReplicas } : {},
     status,
   };
 }
 
 /** Applies a Scale body to the object: only spec.replicas is taken. */
 export function scaleToObject(ctx: RequestContext, current: JsonObject, scaleBody: JsonObject): JsonObject {
-  const replicas = objectAt(scaleBody, 'spec')?.replicas;
-  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-    throw badRequest('spec.replicas must be a non-negative integer');
+  const replicas = objectAt(scaleBody, 'spec')?.replicas ?? 0;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+    throw badRequest('spec.replicas must be an integer');
+  }
+  const specPath = ctx.type.scale?.specReplicasPath ?? '.spec.replicas';
+  if (!ctx.type.builtin && replicas === MISSING_SPEC_REPLICAS) {
+    throw badRequest(`the spec replicas field ${JSON.stringify(specPath)} cannot be empty`);
+  }
+  // A built-in kind's Scale is validated as such (ValidateScale); a custom resource is validated whole.
+  if (ctx.type.builtin && replicas < 0) {
+    throw invalid({ group: 'autoscaling', kind: 'Scale' }, stringAt(metadataOf(current), 'name') ?? '', [
+      fieldError.invalid('spec.replicas', replicas, 'must be greater than or equal to 0'),
+    ]);
   }
   const next = structuredClone(current);
-  setValueAtPath(next, ctx.type.scale?.specReplicasPath ?? '.spec.replicas', replicas);
+  setValueAtPath(next, specPath, replicas);
   const rv = metadataOf(scaleBody).resourceVersion;
   next.metadata = { ...metadataOf(next), resourceVersion: rv ?? metadataOf(current).resourceVersion };
   return next;

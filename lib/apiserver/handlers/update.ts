@@ -1,29 +1,35 @@
-import { normalizeObjectMeta, recordUpdate } from '../algorithms.js';
+import { normalizeObjectMeta, recordScaleUpdate, recordUpdate } from '../algorithms.js';
 import type { Reply } from '../http-io.js';
 import {
   deepEqual,
   display,
+  isJsonObject,
   formatTime,
   metadataOf,
   objectAt,
   stringAt,
   stringsAt,
+  valueAtPath,
   type JsonObject,
 } from '../json.js';
 import { afterKindWrite, isNamespaceType, prepareKind } from '../kind-hooks.js';
+import { checkBuiltInStatus } from '../builtin/built-in-rules.js';
 import { commitUpdate } from '../object-lifecycle.js';
-import { typeKey } from '../resource-type.js';
-import { conflict, invalid, methodNotAllowed, notFound, pathNotFound } from '../status.js';
+import { apiVersionOf, typeKey } from '../resource-type.js';
+import { customResourceApplyError } from '../schema/apply-typed.js';
+import { badRequest, conflict, invalid, methodNotAllowed, notFound, pathNotFound } from '../status.js';
 import {
   admitSchema,
   checkBuiltInDecoding,
   checkName,
   checkNamespace,
   checkTypeMeta,
+  metaCausesOf,
+  reportBodyUnknownFields,
   validateMeta,
 } from './admission.js';
 import { presentObject, toStorage } from './presentation.js';
-import { isDryRun, kindRefOf, managerOf, type RequestContext } from './request-context.js';
+import { isDryRun, kindRefOf, managerOf, resetFieldsOf, type RequestContext } from './request-context.js';
 import { scaleOf, scaleToObject } from './scale.js';
 import { parseObjectBody, typeMetaMismatch } from './decode-errors.js';
 import { checkUnchanged, requestAdmission } from '../webhooks/request-admission.js';
@@ -56,17 +62,31 @@ export function currentObject(ctx: RequestContext): JsonObject {
 
 /** PUT to an object or its status/scale/finalize subresource. */
 export function handleUpdate(ctx: RequestContext): Reply | Promise<Reply> {
-  if (ctx.info.name === undefined) throw methodNotAllowed();
+  // kube: built-in collections have no PUT route (405); apiextensions-apiserver's handler serves the
+  // collection path and refuses the missing name.
+  if (ctx.info.name === undefined) {
+    throw ctx.type.builtin ? methodNotAllowed() : badRequest('name must be provided');
+  }
   const body = parseObjectBody(ctx);
   if (ctx.info.subresource !== 'scale') {
     // kube's decoder fails on a foreign apiVersion/kind before it looks at any field.
     const mismatch = typeMetaMismatch(ctx, body);
     if (mismatch !== undefined) throw mismatch;
     checkBuiltInDecoding(ctx, body);
+    reportBodyUnknownFields(ctx, body);
   }
   // kube checks the body's name against the URL before looking the object up
-  // (k8s.io/apiserver/pkg/endpoints/handlers/update.go), so a mismatch is a 400 even when it is absent.
-  if (ctx.info.subresource !== 'scale') checkName(ctx, body);
+  // (k8s.io/apiserver/pkg/endpoints/handlers/update.go), so a mismatch is a 400 even when it is absent,
+  // and a body without a name is one too.
+  if (ctx.info.subresource !== 'scale') {
+    const named = metadataOf(body).name;
+    if (named === undefined || named === '') {
+      throw badRequest(
+        `the name of the object (${ctx.info.name ?? ''} based on URL) was undeterminable: name must be provided`,
+      );
+    }
+    checkName(ctx, body);
+  }
   const current = currentObjectOrCheck(ctx);
   if (ctx.info.subresource === 'scale') {
     return updateObject(ctx, current, scaleToObject(ctx, current, body), { requireRv: false });
@@ -89,10 +109,53 @@ export function currentObjectOrCheck(ctx: RequestContext): JsonObject {
   return currentObject(ctx);
 }
 
+/** What generation tracks: the object without metadata and type (a write through another version is no change). */
 function withoutMeta(obj: JsonObject, dropStatus: boolean): JsonObject {
-  const { metadata: _m, ...rest } = obj;
+  const { metadata: _m, apiVersion: _v, kind: _k, ...rest } = obj;
   if (dropStatus) delete rest.status;
   return rest;
+}
+
+/**
+ * The object kube's field manager compares with the stored one: the request's, before the strategy resets
+ * what this endpoint may not change — the status sent to the main resource, the spec (and a Deployment's
+ * labels) sent to the status subresource — so a field the request changes there still moves away from
+ * the managers that owned it.
+ */
+function asRequested(ctx: RequestContext, next: JsonObject, candidate: JsonObject): JsonObject {
+  const sub = ctx.info.subresource;
+  if (sub === 'scale') {
+    // The field manager compares Scale objects, where `spec.replicas: 0` is not encoded (omitempty): to it,
+    // scaling to zero removes the field.
+    const path = (ctx.type.scale?.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.');
+    const requested = structuredClone(next);
+    let parent: unknown = requested;
+    for (const part of path.slice(0, -1)) parent = isJsonObject(parent) ? parent[part] : undefined;
+    const last = path[path.length - 1] ?? '';
+    if (isJsonObject(parent) && parent[last] === 0) Reflect.deleteProperty(parent, last);
+    return requested;
+  }
+  if (!ctx.type.statusSubresource || isNamespaceType(ctx.type) || (sub !== undefined && sub !== 'status')) {
+    return next;
+  }
+  const requested: JsonObject = { ...next, metadata: { ...metadataOf(next) } };
+  const field = sub === 'status' ? 'spec' : 'status';
+  if (candidate[field] === undefined) Reflect.deleteProperty(requested, field);
+  else requested[field] = candidate[field];
+  if (sub === 'status') {
+    const labels = metadataOf(candidate).labels;
+    if (labels === undefined) Reflect.deleteProperty(metadataOf(requested), 'labels');
+    else metadataOf(requested).labels = labels;
+  }
+  return requested;
+}
+
+/** Whether `obj` converts to another served version of a custom resource and fits its schema. */
+function fitsServedVersion(ctx: RequestContext, apiVersion: string, obj: JsonObject): boolean {
+  if (ctx.type.builtin) return true;
+  const version = ctx.type.versions.find((v) => apiVersionOf(ctx.type.group, v.name) === apiVersion);
+  if (version?.schema === undefined) return true;
+  return customResourceApplyError({ ...obj, apiVersion }, version.schema) === undefined;
 }
 
 /**
@@ -155,10 +218,11 @@ function stageUpdate(
   if (foreignUid && ctx.info.verb === 'patch') throw patchUidImmutable(type, name, uid);
   if (rv === undefined || rv === '') {
     if (opts.requireRv && !type.unconditionalUpdate && sub !== 'scale') {
-      throw invalid(type, name, [
+      // The generic registry's check (Store.Update): the resource names the error, the version is 0.
+      throw invalid({ group: type.group, kind: type.resource }, name, [
         {
           reason: 'FieldValueInvalid',
-          message: 'Invalid value: 0x0: must be specified for an update',
+          message: 'Invalid value: 0: must be specified for an update',
           field: 'metadata.resourceVersion',
         },
       ]);
@@ -182,7 +246,11 @@ function stageUpdate(
     }
     if (candidate.status === undefined) delete next.status;
     else next.status = candidate.status;
-    next = admitSchema(ctx, next, presentObject(ctx, current));
+    next = admitSchema(ctx, next, presentObject(ctx, current), { statusWrite: true });
+    if (type.builtin) {
+      const causes = checkBuiltInStatus(type.group, type.kind, next, presentObject(ctx, current));
+      if (causes.length > 0) throw invalid(type, name, causes);
+    }
   } else if (sub === 'finalize') {
     const spec = objectAt(current, 'spec') ?? {};
     next = {
@@ -192,45 +260,44 @@ function stageUpdate(
     };
   } else if (sub === 'scale') {
     next = { ...candidate, metadata: { ...cm } };
+    // A scale write is an update of the object: its schema, rules and the kind's validation apply.
+    if (type.builtin) prepareKind(core, type, next, current);
+    else
+      next = admitSchema(ctx, presentObject(ctx, next), presentObject(ctx, current), { statusFrom: current });
     if (type.tracksGeneration && !deepEqual(withoutMeta(current, true), withoutMeta(next, true))) {
       metadataOf(next).generation = (typeof cm.generation === 'number' ? cm.generation : 0) + 1;
     }
   } else {
     const resetsStatus = type.statusSubresource && !isNamespaceType(type);
-    next = admitSchema(
-      ctx,
-      { ...candidate, metadata: { ...candMeta } },
-      presentObject(ctx, current),
-      resetsStatus ? { statusFrom: current } : {},
-    );
-    const meta = metadataOf(next);
+    const candidateMeta = { ...candMeta };
     for (const field of SERVER_MANAGED) {
-      if (cm[field] === undefined) Reflect.deleteProperty(meta, field);
-      else meta[field] = cm[field];
+      if (cm[field] === undefined) Reflect.deleteProperty(candidateMeta, field);
+      else candidateMeta[field] = cm[field];
     }
+    const candidateObject = { ...candidate, metadata: candidateMeta };
+    // kube validates metadata and the rest of the object together: one 422 names both.
+    const metaCauses = metaCausesOf(ctx, candidateObject, 'update', current);
+    next = admitSchema(ctx, candidateObject, presentObject(ctx, current), {
+      ...(resetsStatus ? { statusFrom: current } : {}),
+      metaCauses,
+    });
+    const meta = metadataOf(next);
     if (resetsStatus) {
       if (current.status === undefined) delete next.status;
       else next.status = current.status;
     }
     if (isNamespaceType(type)) next.status = current.status;
-    if (cm.deletionTimestamp !== undefined) {
-      const before = new Set(stringsAt(cm, 'finalizers'));
-      const added = stringsAt(meta, 'finalizers').filter((f) => !before.has(f));
-      if (added.length > 0) {
-        throw invalid(type, name, [
-          {
-            reason: 'FieldValueForbidden',
-            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
-            field: 'metadata.finalizers',
-          },
-        ]);
-      }
-    }
-    prepareKind(core, type, next, current);
+    ctx.warnings.push(...prepareKind(core, type, next, current, metaCauses));
     validateMeta(ctx, next, 'update', current);
+    // A Deployment's generation also counts annotation changes (they are copied to its ReplicaSets).
+    const annotationsChanged =
+      type.group === 'apps' &&
+      type.kind === 'Deployment' &&
+      !deepEqual(cm.annotations ?? {}, meta.annotations ?? {});
     if (
       type.tracksGeneration &&
-      !deepEqual(withoutMeta(current, type.statusSubresource), withoutMeta(next, type.statusSubresource))
+      (annotationsChanged ||
+        !deepEqual(withoutMeta(current, type.statusSubresource), withoutMeta(next, type.statusSubresource)))
     ) {
       meta.generation = (typeof cm.generation === 'number' ? cm.generation : 0) + 1;
     }
@@ -241,9 +308,28 @@ function stageUpdate(
       now: formatTime(core.clock()),
       apiVersion: String(presentObject(ctx, current).apiVersion),
       kind: kindRefOf(ctx),
+      resetFields: resetFieldsOf(ctx),
+      fitsVersion: (apiVersion, obj) => fitsServedVersion(ctx, apiVersion, obj),
     };
     if (sub !== undefined) options.subresource = sub;
-    next = recordUpdate(presentObject(ctx, current), presentObject(ctx, next), options);
+    const replicasPath = (type.scale?.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.');
+    const recorded =
+      sub === 'scale'
+        ? recordScaleUpdate(presentObject(ctx, current), next, {
+            manager: options.manager,
+            replicasPath,
+            before: valueAtPath(current, `.${replicasPath.join('.')}`),
+            after: valueAtPath(next, `.${replicasPath.join('.')}`),
+            apiVersion: options.apiVersion,
+          })
+        : recordUpdate(
+            presentObject(ctx, current),
+            presentObject(ctx, asRequested(ctx, next, candidate)),
+            options,
+          );
+    next = { ...next, metadata: { ...metadataOf(next), managedFields: metadataOf(recorded).managedFields } };
+    if (metadataOf(next).managedFields === undefined)
+      Reflect.deleteProperty(metadataOf(next), 'managedFields');
   }
   return next;
 }

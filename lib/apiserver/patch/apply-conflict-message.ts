@@ -16,10 +16,24 @@ export function formatApplyConflictMessage(conflicts: readonly FieldCause[]): st
     byManager.set(manager, [...(byManager.get(manager) ?? []), cause.field]);
   }
   const lines = [...byManager.keys()]
-    .sort()
+    .sort((a, b) => (identifier(a) < identifier(b) ? -1 : identifier(a) > identifier(b) ? 1 : 0))
     .flatMap((manager) => [
       `conflicts with ${manager}:`,
       ...(byManager.get(manager) ?? []).map((f) => `- ${f}`),
     ]);
   return header + lines.join('\n');
+}
+
+/**
+ * The manager identifier kube sorts conflict groups by (the JSON of its managedFields entry: manager,
+ * operation, apiVersion for updates, subresource), rebuilt from the printed `"m" with subresource "s" using v`.
+ */
+function identifier(printed: string): string {
+  const m = /^("(?:[^"\\]|\\.)*")(?: with subresource ("(?:[^"\\]|\\.)*"))?(?: using (\S+))?$/.exec(printed);
+  if (m === null) return printed;
+  const entry: Record<string, string> = { manager: JSON.parse(m[1] ?? '""') as string };
+  entry.operation = m[3] === undefined ? 'Apply' : 'Update';
+  if (m[3] !== undefined) entry.apiVersion = m[3];
+  if (m[2] !== undefined) entry.subresource = JSON.parse(m[2]) as string;
+  return JSON.stringify(entry);
 }

@@ -3,9 +3,10 @@ import { isAtomicMap, listStrategyFor } from './list-strategy.js';
 import { deleteKey, isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
 
 /**
- * A set of owned fields, as kube's fieldsV1 describes it, flattened into leaf paths. A path is a list of
- * elements: `f:<field>`, `k:<json of the merge key>` for an item of a keyed list, `v:<json value>` for an
- * item of a set list, and `.` for "the list item itself". Paths are stored as JSON strings.
+ * A set of owned fields, as structured-merge-diff's fieldpath.Set: its members, each a path of elements
+ * `f:<field>`, `k:<json of the merge key>` for an item of a keyed list and `v:<json value>` for an item
+ * of a set list. Paths are stored as JSON strings. In kube's fieldsV1 a member that also has members
+ * below it is written as `.` under its node; a member with none is an empty object.
  */
 export type FieldSet = Set<string>;
 export type FieldPath = string[];
@@ -34,10 +35,18 @@ export function parsePathKey(key: string): FieldPath {
 }
 
 /** The owned-field set an object's content implies (every leaf, and every keyed/set list item). */
-export function fieldSetOf(obj: unknown, kind: KindRef | undefined): FieldSet {
+export function fieldSetOf(obj: unknown, kind: KindRef | undefined, emptyContainers = true): FieldSet {
   const set: FieldSet = new Set();
-  walk(obj, [], [], kind, set);
+  walk(obj, [], [], kind, set, emptyContainers);
   return set;
+}
+
+/**
+ * What server-side apply owns of an applied configuration (structured-merge-diff's ToFieldSet): its leaves,
+ * empty maps and list items, without the empty lists that are not atomic.
+ */
+export function appliedFieldSetOf(obj: unknown, kind: KindRef | undefined): FieldSet {
+  return fieldSetOf(obj, kind, false);
 }
 
 function walk(
@@ -46,6 +55,7 @@ function walk(
   names: string[],
   kind: KindRef | undefined,
   set: FieldSet,
+  emptyContainers: boolean,
 ): void {
   if (isJsonObject(value) && isAtomicMap(names, kind)) {
     set.add(pathKey(path));
@@ -61,30 +71,70 @@ function walk(
       if (names.length === 1 && names[0] === 'metadata' && path.length === 1 && UNOWNED_METADATA.has(key)) {
         continue;
       }
-      walk(child, [...path, `f:${key}`], [...names, key], kind, set);
+      walk(child, [...path, `f:${key}`], [...names, key], kind, set, emptyContainers);
     }
+    // An empty map is a member for apply too (ToFieldSet keeps a field that is null or an empty map).
     if (children === 0 && path.length > 0) set.add(pathKey(path));
     return;
   }
   if (Array.isArray(value)) {
     const strategy = listStrategyFor(names, kind);
     if (strategy.type === 'atomic' || value.length === 0) {
-      set.add(pathKey(path));
+      if (strategy.type === 'atomic' || emptyContainers) set.add(pathKey(path));
     } else if (strategy.type === 'set') {
       for (const item of value) set.add(pathKey([...path, `v:${JSON.stringify(item)}`]));
     } else {
       for (const item of value) {
         if (!isJsonObject(item)) continue;
         const itemPath = [...path, `k:${JSON.stringify(keyOf(item, strategy.keys, strategy.defaults))}`];
-        set.add(pathKey([...itemPath, '.']));
+        set.add(pathKey(itemPath));
         for (const [key, child] of Object.entries(item)) {
-          if (child !== undefined) walk(child, [...itemPath, `f:${key}`], [...names, key], kind, set);
+          if (child !== undefined) {
+            walk(child, [...itemPath, `f:${key}`], [...names, key], kind, set, emptyContainers);
+          }
         }
       }
     }
     return;
   }
   if (path.length > 0) set.add(pathKey(path));
+}
+
+/**
+ * The inner nodes of an object, which structured-merge-diff also tracks as members when a write adds them:
+ * every non-empty map that is not atomic and every non-empty keyed or set list, below the top level and
+ * outside `metadata` itself (kube strips it). With {@link fieldSetOf} they make up every node of the object.
+ */
+export function nodeSetOf(obj: unknown, kind: KindRef | undefined): FieldSet {
+  const set: FieldSet = new Set();
+  const visit = (value: unknown, path: FieldPath, names: string[]): void => {
+    if (isJsonObject(value)) {
+      if (isAtomicMap(names, kind)) return;
+      const entries = Object.entries(value).filter(([, child]) => child !== undefined);
+      if (entries.length === 0) return;
+      if (path.length > 0 && !(path.length === 1 && path[0] === 'f:metadata')) set.add(pathKey(path));
+      for (const [key, child] of entries) {
+        if (names.length === 0 && UNOWNED_TOP_LEVEL.has(key)) continue;
+        if (names.length === 1 && names[0] === 'metadata' && UNOWNED_METADATA.has(key)) continue;
+        visit(child, [...path, `f:${key}`], [...names, key]);
+      }
+      return;
+    }
+    if (!Array.isArray(value) || value.length === 0) return;
+    const strategy = listStrategyFor(names, kind);
+    if (strategy.type === 'atomic') return;
+    set.add(pathKey(path));
+    if (strategy.type !== 'map') return;
+    for (const item of value) {
+      if (!isJsonObject(item)) continue;
+      const itemPath = [...path, `k:${JSON.stringify(keyOf(item, strategy.keys, strategy.defaults))}`];
+      for (const [key, child] of Object.entries(item)) {
+        if (child !== undefined) visit(child, [...itemPath, `f:${key}`], [...names, key]);
+      }
+    }
+  };
+  visit(obj, [], []);
+  return set;
 }
 
 /** The identity of a keyed list item: its key fields, in the order given (kube sorts them by name). */
@@ -104,6 +154,7 @@ export function keyOf(
 /** Converts a field set to the nested fieldsV1 JSON kube stores in managedFields. */
 export function toFieldsV1(set: FieldSet): JsonObject {
   const root: JsonObject = {};
+  const members: JsonObject[] = [];
   for (const key of [...set].sort()) {
     let node = root;
     for (const element of parsePathKey(key)) {
@@ -115,17 +166,29 @@ export function toFieldsV1(set: FieldSet): JsonObject {
         node = created;
       }
     }
+    members.push(node);
+  }
+  // A member with members below it keeps itself as `.` (serialized first, as kube's sorted fieldsV1 has it).
+  for (const node of members) {
+    if (Object.keys(node).length > 0 && !Object.hasOwn(node, '.')) {
+      const children = { ...node };
+      for (const k of Object.keys(node)) Reflect.deleteProperty(node, k);
+      node['.'] = {};
+      Object.assign(node, children);
+    }
   }
   return root;
 }
 
-/** Reads a fieldsV1 tree back into a field set (an empty node is a leaf). */
+/** Reads a fieldsV1 tree back into a field set (an empty node, or `.` under a node, is a member). */
 export function fromFieldsV1(tree: unknown): FieldSet {
   const set: FieldSet = new Set();
   const visit = (node: unknown, path: FieldPath): void => {
     if (!isJsonObject(node)) return;
     for (const [element, child] of Object.entries(node)) {
-      if (isJsonObject(child) && Object.keys(child).length > 0) visit(child, [...path, element]);
+      if (element === '.') {
+        if (path.length > 0) set.add(pathKey(path));
+      } else if (isJsonObject(child) && Object.keys(child).length > 0) visit(child, [...path, element]);
       else set.add(pathKey([...path, element]));
     }
   };

@@ -1,203 +1,264 @@
 import { PatchError } from './patch-error.js';
-import { cloneJson, deleteKey, isJsonObject, jsonEqual, setKey } from './json-value.js';
+import { cloneJson, getOwn, isJsonObject, jsonEqual, setKey } from './json-value.js';
 
 /** kube-apiserver refuses JSON patches with more operations than this (413 there; 400 here). */
 export const DEFAULT_MAX_JSON_PATCH_OPERATIONS = 10_000;
+/** Bytes `copy` operations may add to a document in total (kube sets it to its 3 MiB request limit). */
+export const DEFAULT_MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
 
-type Container = Record<string, unknown> | unknown[];
+/**
+ * kube-apiserver's answer to a JSON patch whose operation fails to apply: a 422 with this generic text
+ * (NewGenericServerResponse drops the json-patch library's own message for a 422).
+ */
+export const JSON_PATCH_FAILED = 'the server rejected our request due to an error in our request';
 
-interface Operation {
-  op: string;
-  path: string;
-  from?: string;
-  value?: unknown;
-  hasValue: boolean;
+/** One decoded operation: its members as sent (the library reads each lazily, as kube's does). */
+export type JsonPatchOperation = Record<string, unknown> | null;
+
+/** A decoded JSON patch, and the unknown members a strict decoding found (`[0].x`). */
+export interface DecodedJsonPatch {
+  operations: JsonPatchOperation[];
+  unknownFields: string[];
+}
+
+const OP_FIELDS = new Set(['op', 'path', 'from', 'value']);
+
+function goKind(value: unknown): string {
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'boolean') return 'bool';
+  return Array.isArray(value) ? 'array' : 'object';
 }
 
 /**
- * RFC 6902 JSON patch (add, remove, replace, move, copy, test) with RFC 6901 pointers.
- * A body that is not an array of operations → PatchError 400 BadRequest; an operation that cannot be
- * applied (missing path, bad index, failed `test`) → PatchError 422 Invalid, as kube-apiserver answers.
- * Never mutates its inputs.
+ * Decodes a JSON patch body (already valid JSON) as kube-apiserver does
+ * (k8s.io/apiserver/pkg/endpoints/handlers/patch.go): with fieldValidation Strict or Warn it is first read
+ * strictly into its operation type — a body that is not a list, or an `op`/`path`/`from` that is not a
+ * string, is a 400 `error decoding patch: json: cannot unmarshal …`, and members other than op, path, from
+ * and value are reported — then by the json-patch library (`json: cannot unmarshal … into Go value of
+ * type jsonpatch.Patch`). More than {@link DEFAULT_MAX_JSON_PATCH_OPERATIONS} operations is refused.
  */
-export function applyJsonPatch(target: unknown, operations: unknown): unknown {
-  const ops = decodeOperations(operations);
-  // The document is wrapped so that the root pointer "" is just another member.
-  const root: Record<string, unknown> = { doc: cloneJson(target) };
-  for (const op of ops) applyOperation(root, op);
-  return root.doc;
-}
-
-function decodeOperations(operations: unknown): Operation[] {
-  if (!Array.isArray(operations)) {
-    throw new PatchError('json patch must be an array of operations', 400, 'BadRequest');
+export function decodeJsonPatch(body: unknown, strict: boolean): DecodedJsonPatch {
+  const unknownFields: string[] = [];
+  if (strict) {
+    const fail = (what: string): never => {
+      throw new PatchError(`error decoding patch: json: cannot unmarshal ${what}`, 400, 'BadRequest');
+    };
+    if (body !== null && !Array.isArray(body))
+      fail(`${goKind(body)} into Go value of type []handlers.jsonPatchOp`);
+    let typeError: string | undefined;
+    (Array.isArray(body) ? body : []).forEach((item: unknown, i) => {
+      if (item === null) return;
+      if (!isJsonObject(item)) {
+        typeError ??= `${goKind(item)} into Go value of type handlers.jsonPatchOp`;
+        return;
+      }
+      for (const [key, value] of Object.entries(item)) {
+        if (!OP_FIELDS.has(key)) unknownFields.push(`[${String(i)}].${key}`);
+        else if (key !== 'value' && value !== null && typeof value !== 'string') {
+          typeError ??= `${goKind(value)} into Go struct field jsonPatchOp.${key} of type string`;
+        }
+      }
+    });
+    if (typeError !== undefined) fail(typeError);
   }
-  if (operations.length > DEFAULT_MAX_JSON_PATCH_OPERATIONS) {
+  if (body !== null && !Array.isArray(body)) {
     throw new PatchError(
-      `The allowed maximum operations in a JSON patch is ${DEFAULT_MAX_JSON_PATCH_OPERATIONS}, got ${operations.length}`,
+      `json: cannot unmarshal ${goKind(body)} into Go value of type jsonpatch.Patch`,
       400,
       'BadRequest',
     );
   }
-  return operations.map((raw, i) => {
-    if (!isJsonObject(raw))
-      throw new PatchError(`json patch operation ${i} is not an object`, 400, 'BadRequest');
-    const { op, path, from } = raw;
-    if (typeof op !== 'string')
-      throw new PatchError(`json patch operation ${i} has no "op"`, 400, 'BadRequest');
-    if (typeof path !== 'string') {
-      throw new PatchError(`json patch operation ${i} (${op}) has no "path"`, 400, 'BadRequest');
+  const operations = (Array.isArray(body) ? body : []).map((item: unknown): JsonPatchOperation => {
+    if (item !== null && !isJsonObject(item)) {
+      throw new PatchError(
+        `json: cannot unmarshal ${goKind(item)} into Go value of type jsonpatch.Operation`,
+        400,
+        'BadRequest',
+      );
     }
-    if (from !== undefined && typeof from !== 'string') {
-      throw new PatchError(`json patch operation ${i} (${op}) has a non-string "from"`, 400, 'BadRequest');
-    }
-    return { op, path, from, value: raw.value, hasValue: 'value' in raw };
+    return item;
   });
-}
-
-/** Splits an RFC 6901 pointer into unescaped reference tokens, prefixed by the wrapper's 'doc'. */
-function parsePointer(pointer: string): string[] {
-  if (pointer === '') return ['doc'];
-  if (!pointer.startsWith('/')) throw invalid(`invalid JSON pointer "${pointer}": must start with "/"`);
-  return [
-    'doc',
-    ...pointer
-      .slice(1)
-      .split('/')
-      .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')),
-  ];
-}
-
-function invalid(message: string): PatchError {
-  return new PatchError(message, 422, 'Invalid');
-}
-
-/** Walks to the container holding the last token; throws 422 when an intermediate member is missing. */
-function resolveParent(root: Record<string, unknown>, tokens: string[], op: string, path: string): Container {
-  let current: unknown = root;
-  for (const token of tokens.slice(0, -1)) {
-    const next = getMember(current, token);
-    if (next === undefined) throw missing(op, path);
-    current = next;
+  if (operations.length > DEFAULT_MAX_JSON_PATCH_OPERATIONS) {
+    throw new PatchError(
+      `The allowed maximum operations in a JSON patch is ${String(DEFAULT_MAX_JSON_PATCH_OPERATIONS)}, got ${String(operations.length)}`,
+      400,
+      'BadRequest',
+    );
   }
-  if (!Array.isArray(current) && !isJsonObject(current)) throw missing(op, path);
-  return current;
+  return { operations, unknownFields };
 }
 
-function missing(op: string, path: string): PatchError {
-  return invalid(`${op} operation does not apply: doc is missing path: "${path}": missing value`);
+/** A failed operation: kube answers them all alike (see {@link JSON_PATCH_FAILED}). */
+class NotApplicable extends Error {}
+
+type Container = Record<string, unknown> | unknown[];
+
+/** Go's strconv.Atoi: an optional sign and decimal digits. */
+function atoi(token: string): number | undefined {
+  return /^[+-]?[0-9]+$/.test(token) ? Number(token) : undefined;
 }
 
-function getMember(container: unknown, token: string): unknown {
+function decodeToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** The member an operation names, when it is a string (the library's Kind/Path/From). */
+function member(op: JsonPatchOperation, name: string): string | undefined {
+  const value = op === null ? undefined : getOwn(op, name);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The container a pointer's last token lives in, or undefined (the library's findObject): a pointer with
+ * no `/` names nothing; each token before the last must lead to an object or a list.
+ */
+function findContainer(root: Container, pointer: string): { container: Container; key: string } | undefined {
+  const tokens = pointer.split('/');
+  if (tokens.length < 2) return undefined;
+  let at: Container = root;
+  for (const token of tokens.slice(1, -1)) {
+    const next = getMember(at, decodeToken(token));
+    if (next === undefined) return undefined;
+    if (!Array.isArray(next) && !isJsonObject(next)) return undefined;
+    at = next;
+  }
+  return { container: at, key: decodeToken(tokens[tokens.length - 1] ?? '') };
+}
+
+/** A list index as the library resolves it: negative counts from the end; out of range is an error. */
+function listIndex(list: unknown[], key: string, size = list.length): number {
+  const index = atoi(key);
+  if (index === undefined) throw new NotApplicable();
+  const resolved = index < 0 ? index + size : index;
+  if (index < -size || resolved >= size) throw new NotApplicable();
+  return resolved;
+}
+
+/** An object member (undefined when absent) or a list item (an error when out of range). */
+function getMember(container: Container, key: string): unknown {
   if (Array.isArray(container)) {
-    const index = parseIndex(token, container.length - 1);
-    return index === undefined ? undefined : container[index];
+    const index = atoi(key);
+    if (index === undefined) return undefined;
+    const resolved = index < 0 ? index + container.length : index;
+    return index < -container.length || resolved >= container.length ? undefined : container[resolved];
   }
-  if (isJsonObject(container) && Object.hasOwn(container, token)) return container[token];
-  return undefined;
+  return getOwn(container, key);
 }
 
-/** Array index per RFC 6901: digits without leading zeros, at most `max`. */
-function parseIndex(token: string, max: number): number | undefined {
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
-  const index = Number(token);
-  return index <= max ? index : undefined;
-}
-
-function lastToken(tokens: string[]): string {
-  return tokens[tokens.length - 1] ?? '';
-}
-
-function getValue(root: Record<string, unknown>, pointer: string, op: string): unknown {
-  const tokens = parsePointer(pointer);
-  const parent = resolveParent(root, tokens, op, pointer);
-  const value = getMember(parent, lastToken(tokens));
-  if (value === undefined) throw missing(op, pointer);
-  return value;
-}
-
-function addValue(root: Record<string, unknown>, pointer: string, value: unknown, op: string): void {
-  const tokens = parsePointer(pointer);
-  const parent = resolveParent(root, tokens, op, pointer);
-  const token = lastToken(tokens);
-  if (Array.isArray(parent)) {
-    const index = token === '-' ? parent.length : parseIndex(token, parent.length);
-    if (index === undefined)
-      throw invalid(`${op} operation does not apply: invalid index ${token} for "${pointer}"`);
-    parent.splice(index, 0, value);
-  } else {
-    setKey(parent, token, value);
+function addMember(container: Container, key: string, value: unknown): void {
+  if (!Array.isArray(container)) {
+    setKey(container, key, value);
+    return;
   }
-}
-
-function removeValue(root: Record<string, unknown>, pointer: string, op: string): unknown {
-  const tokens = parsePointer(pointer);
-  if (tokens.length === 1) throw invalid(`${op} operation does not apply: cannot remove the whole document`);
-  const parent = resolveParent(root, tokens, op, pointer);
-  const token = lastToken(tokens);
-  if (Array.isArray(parent)) {
-    const index = parseIndex(token, parent.length - 1);
-    if (index === undefined) throw missing(op, pointer);
-    return parent.splice(index, 1)[0];
+  if (key === '-') {
+    container.push(value);
+    return;
   }
-  if (!Object.hasOwn(parent, token)) throw missing(op, pointer);
-  const removed = parent[token];
-  deleteKey(parent, token);
-  return removed;
+  container.splice(listIndex(container, key, container.length + 1), 0, value);
 }
 
-function requireValue(op: Operation): unknown {
-  if (!op.hasValue) throw new PatchError(`${op.op} operation requires a "value"`, 400, 'BadRequest');
-  return cloneJson(op.value);
+function removeMember(container: Container, key: string): unknown {
+  if (!Array.isArray(container)) {
+    if (!Object.hasOwn(container, key)) throw new NotApplicable();
+    const removed = container[key];
+    Reflect.deleteProperty(container, key);
+    return removed;
+  }
+  return container.splice(listIndex(container, key), 1)[0];
 }
 
-function requireFrom(op: Operation): string {
-  if (op.from === undefined) throw new PatchError(`${op.op} operation requires a "from"`, 400, 'BadRequest');
-  return op.from;
+function locate(root: Container, pointer: string | undefined): { container: Container; key: string } {
+  const found = pointer === undefined ? undefined : findContainer(root, pointer);
+  if (found === undefined) throw new NotApplicable();
+  return found;
 }
 
-function applyOperation(root: Record<string, unknown>, op: Operation): void {
-  switch (op.op) {
-    case 'add':
-      addValue(root, op.path, requireValue(op), 'add');
-      return;
-    case 'remove':
-      removeValue(root, op.path, 'remove');
-      return;
+/** The operation's `value`: absent and null are both JSON null once applied. */
+function valueOf(op: JsonPatchOperation): unknown {
+  const value = op === null ? undefined : getOwn(op, 'value');
+  return value === undefined ? null : cloneJson(value);
+}
+
+function applyOperation(root: Container, op: JsonPatchOperation, copied: { bytes: number }): Container {
+  const kind = member(op, 'op') ?? 'unknown';
+  const path = member(op, 'path');
+  switch (kind) {
+    case 'add': {
+      const at = locate(root, path);
+      addMember(at.container, at.key, valueOf(op));
+      return root;
+    }
+    case 'remove': {
+      const at = locate(root, path);
+      removeMember(at.container, at.key);
+      return root;
+    }
     case 'replace': {
-      const value = requireValue(op);
-      const tokens = parsePointer(op.path);
-      if (tokens.length === 1) {
-        root.doc = value;
-        return;
+      if (path === '') {
+        const value = valueOf(op);
+        // The library replaces the whole document only with an object or a list, and ignores anything else.
+        return Array.isArray(value) || isJsonObject(value) ? value : root;
       }
-      removeValue(root, op.path, 'replace');
-      addValue(root, op.path, value, 'replace');
-      return;
+      const at = locate(root, path);
+      // An absent object member is set (the library does not check it exists); a list index must exist.
+      if (Array.isArray(at.container)) at.container[listIndex(at.container, at.key)] = valueOf(op);
+      else setKey(at.container, at.key, valueOf(op));
+      return root;
     }
     case 'move': {
-      const from = requireFrom(op);
-      if (from === op.path) return;
-      if (op.path.startsWith(`${from}/`)) {
-        throw invalid(`move operation does not apply: "from" ${from} is a prefix of "path" ${op.path}`);
-      }
-      addValue(root, op.path, removeValue(root, from, 'move'), 'move');
-      return;
+      const from = locate(root, member(op, 'from'));
+      const value = getMember(from.container, from.key);
+      removeMember(from.container, from.key);
+      const to = locate(root, path);
+      addMember(to.container, to.key, value === undefined ? null : value);
+      return root;
     }
-    case 'copy':
-      addValue(root, op.path, cloneJson(getValue(root, requireFrom(op), 'copy')), 'copy');
-      return;
+    case 'copy': {
+      const from = locate(root, member(op, 'from'));
+      const value = getMember(from.container, from.key);
+      const to = locate(root, path);
+      const copy = value === undefined ? null : cloneJson(value);
+      copied.bytes += JSON.stringify(copy).length;
+      if (copied.bytes > DEFAULT_MAX_JSON_PATCH_COPY_BYTES) throw new NotApplicable();
+      addMember(to.container, to.key, copy);
+      return root;
+    }
     case 'test': {
-      const expected = requireValue(op);
-      const tokens = parsePointer(op.path);
-      const parent = resolveParent(root, tokens, 'test', op.path);
-      const actual = getMember(parent, lastToken(tokens));
-      if (!jsonEqual(actual ?? null, expected ?? null) || (actual === undefined && expected !== null)) {
-        throw invalid(`testing value ${op.path} failed: test failed`);
+      const expected = op === null ? undefined : getOwn(op, 'value');
+      if (path === '') {
+        if (!jsonEqual(root, expected)) throw new NotApplicable();
+        return root;
       }
-      return;
+      const at = locate(root, path);
+      const actual = Array.isArray(at.container)
+        ? at.container[listIndex(at.container, at.key)]
+        : getMember(at.container, at.key);
+      if (actual === undefined ? expected !== null : !jsonEqual(actual, expected ?? null)) {
+        throw new NotApplicable();
+      }
+      return root;
     }
     default:
-      throw new PatchError(`Unexpected kind: ${op.op}`, 400, 'BadRequest');
+      throw new NotApplicable();
   }
+}
+
+/**
+ * Applies a decoded JSON patch as kube-apiserver's json-patch library (gopkg.in/evanphx/json-patch.v4)
+ * does, quirks included: `replace` of an absent object member sets it, `add` without a value adds null,
+ * negative list indices count from the end, a pointer without `/` names nothing. An operation that does
+ * not apply (a missing parent, an index out of range, a failed `test`, an unknown op) is a PatchError 422
+ * with kube's generic text. Never mutates its inputs.
+ */
+export function applyJsonPatch(target: unknown, operations: readonly JsonPatchOperation[]): unknown {
+  let root = cloneJson(target) as Container;
+  const copied = { bytes: 0 };
+  try {
+    for (const op of operations) root = applyOperation(root, op, copied);
+  } catch (e) {
+    if (e instanceof NotApplicable) throw new PatchError(JSON_PATCH_FAILED, 422, 'Invalid', {});
+    throw e;
+  }
+  return root;
 }

@@ -137,3 +137,68 @@ export function isAtomicMap(
   if (schema === undefined) return false;
   return schemaAtPath(schema, path)?.['x-kubernetes-map-type'] === 'atomic';
 }
+
+/**
+ * Whether a built-in kind's Go encoding writes the field at `path` even when it is empty — a struct held by
+ * value (the OpenAPI marks it `default: {}`) or a field without omitempty (listed as required) — so that,
+ * to structured-merge-diff, it exists in every object, a new one included, whenever its parent does.
+ */
+export function isAlwaysEncoded(path: readonly string[], kind: KindRef | undefined): boolean {
+  if (kind === undefined || kind.schema !== undefined || path.length === 0 || !isBuiltInGroup(kind.group)) {
+    return false;
+  }
+  const schema = builtInSchema(kind.group, kind.version, kind.kind);
+  if (schema === undefined) return false;
+  let parent = schemaAtPath(schema, path.slice(0, -1));
+  while (parent?.type === 'array' && parent.items !== undefined) parent = parent.items;
+  const field = path[path.length - 1] ?? '';
+  if (parent?.required?.includes(field) === true) return true;
+  const node = parent?.properties?.[field];
+  const value: unknown = node?.default;
+  return typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+}
+
+/**
+ * The value Go encodes for the field at `path` of a built-in kind's zero object (what structured-merge-diff
+ * compares a create against): `{}` for a struct, `null` for a list, map or pointer, `0`, `""` or `false`.
+ * Only meaningful where {@link isAlwaysEncoded} is true.
+ */
+export function goZeroValue(path: readonly string[], kind: KindRef | undefined): unknown {
+  if (kind === undefined || kind.schema !== undefined || !isBuiltInGroup(kind.group)) return null;
+  const schema = builtInSchema(kind.group, kind.version, kind.kind);
+  const node = schema === undefined ? undefined : schemaAtPath(schema, path);
+  const byValue: unknown = node?.default;
+  if (typeof byValue === 'object' && byValue !== null) return {};
+  switch (node?.type) {
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'string':
+      return node.format === 'byte' ? null : '';
+    case 'boolean':
+      return false;
+    default:
+      return null;
+  }
+}
+
+/**
+ * Whether the field at `path` is a field the schema declares (a struct's named field), as opposed to a key
+ * of a map: structured-merge-diff's EnsureNamedFieldsAreMembers counts only the former as members.
+ * The object's top-level fields and metadata's own fields always are.
+ */
+export function isNamedField(path: readonly string[], kind: KindRef | undefined): boolean {
+  if (path.length === 1) return true;
+  if (path.length === 2 && path[0] === 'metadata') return true;
+  if (path[0] === 'metadata') return false;
+  const schema =
+    kind?.schema ??
+    (kind !== undefined && isBuiltInGroup(kind.group)
+      ? builtInSchema(kind.group, kind.version, kind.kind)
+      : undefined);
+  if (schema === undefined) return false;
+  let parent = schemaAtPath(schema, path.slice(0, -1));
+  while (parent?.type === 'array' && parent.items !== undefined) parent = parent.items;
+  const field = path[path.length - 1] ?? '';
+  return parent?.properties !== undefined && Object.hasOwn(parent.properties, field);
+}

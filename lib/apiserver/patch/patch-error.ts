@@ -4,6 +4,8 @@ export class PatchError extends Error {
     message: string,
     readonly code: 400 | 409 | 422,
     readonly reason: 'BadRequest' | 'Conflict' | 'Invalid',
+    /** The Status `details` kube's answer carries (an empty object for some), when it has any. */
+    readonly details?: Record<string, never>,
   ) {
     super(message);
     this.name = 'PatchError';

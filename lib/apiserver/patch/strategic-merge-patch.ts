@@ -117,7 +117,8 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], rules:
     const result = cloneJson(original);
     for (const item of patch)
       if (!result.some((existing) => jsonEqual(existing, item))) result.push(cloneJson(item));
-    return rules.mode === 'strategic' ? normalizeOrder(result, patch, original, (item) => item) : result;
+    if (rules.mode === 'strategic') return normalizeOrder(result, patch, original, (item) => item);
+    return applyOrder(result, original, patch, (item) => JSON.stringify(item));
   }
   const result = cloneJson(original);
   const keys = strategy.keys;
@@ -157,11 +158,71 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], rules:
       result.push(merged);
     }
   }
-  if (rules.mode !== 'strategic') return result;
   const defaults = strategy.defaults ?? {};
-  return normalizeOrder(result, patch, original, (item) =>
-    isJsonObject(item) ? keyOf(item, keys, defaults) : item,
-  );
+  const identity = (item: unknown): unknown => (isJsonObject(item) ? keyOf(item, keys, defaults) : item);
+  if (rules.mode !== 'strategic')
+    return applyOrder(result, original, patch, (item) => JSON.stringify(identity(item)));
+  return normalizeOrder(result, patch, original, identity);
+}
+
+/**
+ * The order server-side apply gives a merged list (structured-merge-diff's mergingWalker.visitListItems):
+ * live and applied items walked side by side, items both have merged where the applied list puts them,
+ * live-only items kept where they were, applied-only items where the applied list puts them.
+ */
+function applyOrder(
+  merged: unknown[],
+  live: unknown[],
+  applied: unknown[],
+  id: (item: unknown) => string,
+): unknown[] {
+  const lhs = live.map(id);
+  const rhs = applied.map(id);
+  const inRhs = new Set(rhs);
+  const inLhs = new Set(lhs);
+  const shared = rhs.filter((x) => inLhs.has(x));
+  let nextShared = shared.shift();
+  const mergedIds = new Set<string>();
+  const order: string[] = [];
+  for (let l = 0, r = 0; l < lhs.length || r < rhs.length;) {
+    const left = lhs[l];
+    const right = rhs[r];
+    if (left !== undefined && right !== undefined) {
+      if (left === right) {
+        mergedIds.add(left);
+        order.push(left);
+        l++;
+        r++;
+        nextShared = shared.shift();
+        continue;
+      }
+      if (inRhs.has(left) && nextShared !== undefined && nextShared !== left) {
+        l++;
+        continue;
+      }
+    }
+    if (left !== undefined) {
+      if (!inRhs.has(left)) {
+        order.push(left);
+        l++;
+        continue;
+      } else if (mergedIds.has(left)) l++;
+    }
+    if (right !== undefined) {
+      mergedIds.add(right);
+      order.push(right);
+      r++;
+      if (nextShared === right) nextShared = shared.shift();
+    }
+  }
+  const byId = new Map(merged.map((item) => [id(item), item]));
+  const out = order.flatMap((x) => {
+    const item = byId.get(x);
+    byId.delete(x);
+    return item === undefined ? [] : [item];
+  });
+  // Items the walk did not place (duplicates) keep their merged position at the end.
+  return [...out, ...byId.values()];
 }
 
 /**

@@ -39,10 +39,26 @@ function hasType(value: unknown, type: string): boolean {
  * generateName constraints (the rest is ObjectMeta, validated by validateObjectMeta). CEL rules
  * (x-kubernetes-validations) are not evaluated.
  */
-export function validateAgainstSchema(value: unknown, schema: JSONSchemaProps, path = ''): FieldCause[] {
+export function validateAgainstSchema(
+  value: unknown,
+  schema: JSONSchemaProps,
+  path = '',
+  relativeTo?: string,
+): FieldCause[] {
   const causes: FieldCause[] = [];
   validateNode(value, sanitizeSchema(schema), path, causes, path === '');
-  return causes;
+  if (relativeTo === undefined) return causes;
+  // A subtree validated on its own (a status write: kube's validator is rooted at `status`) names fields
+  // in its texts relative to that root, while the causes keep the full field path.
+  return causes.map((c) => {
+    const relative =
+      c.field === relativeTo
+        ? '<root>'
+        : c.field.startsWith(`${relativeTo}.`)
+          ? c.field.slice(relativeTo.length + 1)
+          : c.field;
+    return { ...c, message: c.message.replace(`${c.field} in body`, `${relative} in body`) };
+  });
 }
 
 function validateNode(

@@ -40,39 +40,140 @@ function stringOf(value: unknown): string | undefined {
 }
 
 /**
- * Validates `metadata` of an object as kube-apiserver does before storing it (§7 of the reference):
- * name / generateName, namespace, labels, annotations, finalizers, ownerReferences, and with `old`
- * the immutable identity fields. Returns one cause per problem with fields like `metadata.labels`.
+ * Validates `metadata` of an object as the kind's own validation does in kube-apiserver (the strategy's
+ * ValidateObjectMeta on create, ValidateObjectMetaUpdate on update; for built-in kinds followed by the
+ * check that an unqualified finalizer is a standard one): name / generateName, namespace, labels,
+ * annotations, ownerReferences, finalizers on create; with `old`, deletion-time finalizers, the immutable
+ * identity fields, labels, annotations and ownerReferences. Causes in kube's order, with fields like
+ * `metadata.labels`.
  */
 export function validateObjectMeta(
   obj: Record<string, unknown>,
   options: ObjectMetaValidationOptions,
 ): FieldCause[] {
-  const causes: FieldCause[] = [];
   const meta = isJsonObject(obj.metadata) ? obj.metadata : {};
+  const oldMeta = isJsonObject(options.old?.metadata) ? options.old.metadata : undefined;
+  const causes =
+    options.operation === 'update' && oldMeta !== undefined
+      ? metaUpdateCauses(meta, oldMeta)
+      : metaCreateCauses(
+          meta,
+          options.namespaced,
+          (name) => checkName(options.kind, name),
+          options.operation,
+        );
+  if (isBuiltInGroup(options.kind.group)) causes.push(...kubeFinalizerNameCauses(meta.finalizers));
+  return causes;
+}
+
+/**
+ * The metadata checks kube-apiserver's generic update path (rest.BeforeUpdate's validateCommonFields) runs
+ * before the kind's own: ValidateObjectMetaAccessor with the path-segment name rule, then
+ * ValidateObjectMetaAccessorUpdate. They repeat what the kind checks, so a bad label on update is a cause
+ * several times over (the Status message lists it once).
+ */
+export function commonUpdateMetaCauses(
+  obj: Record<string, unknown>,
+  old: Record<string, unknown>,
+  namespaced: boolean,
+): FieldCause[] {
+  const meta = isJsonObject(obj.metadata) ? obj.metadata : {};
+  const oldMeta = isJsonObject(old.metadata) ? old.metadata : {};
+  return [
+    ...metaCreateCauses(meta, namespaced, checkPathSegmentName, 'update'),
+    ...metaUpdateCauses(meta, oldMeta),
+  ];
+}
+
+/** ValidatePathSegmentName: what any name must be to appear in a URL path. */
+function checkPathSegmentName(name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+}
+
+/** ValidateObjectMetaAccessor: generateName, name, namespace, labels, annotations, ownerReferences, finalizers. */
+function metaCreateCauses(
+  meta: Record<string, unknown>,
+  namespaced: boolean,
+  nameRule: (name: string) => string[],
+  operation: 'create' | 'update',
+): FieldCause[] {
+  const causes: FieldCause[] = [];
   const name = stringOf(meta.name) ?? '';
   const generateName = stringOf(meta.generateName) ?? '';
-  if (name === '') {
-    if (options.operation === 'create' && generateName === '') {
-      causes.push(fieldError.required('metadata.name', 'name or generateName is required'));
-    } else if (options.operation === 'update') {
-      causes.push(fieldError.required('metadata.name', 'name is required'));
-    }
-  } else {
-    for (const p of checkName(options.kind, name)) causes.push(fieldError.invalid('metadata.name', name, p));
-  }
-  if (generateName !== '' && name === '') {
+  if (generateName !== '') {
     // A trailing '-' is allowed in the prefix: the random suffix follows it.
     const masked = generateName.endsWith('-') ? `${generateName.slice(0, -1)}a` : generateName;
-    for (const p of checkName(options.kind, masked))
+    for (const p of nameRule(masked))
       causes.push(fieldError.invalid('metadata.generateName', generateName, p));
   }
-  causes.push(...validateNamespace(meta, options.namespaced));
+  if (name === '' && generateName !== '' && operation === 'create') {
+    // The server generates the name from the prefix before kube validates it.
+  } else if (name === '') {
+    causes.push(
+      fieldError.required(
+        'metadata.name',
+        operation === 'create' ? 'name or generateName is required' : 'name is required',
+      ),
+    );
+  } else {
+    for (const p of nameRule(name)) causes.push(fieldError.invalid('metadata.name', name, p));
+  }
+  causes.push(...validateNamespace(meta, namespaced));
+  if (typeof meta.generation === 'number' && meta.generation < 0) {
+    causes.push(
+      fieldError.invalid('metadata.generation', meta.generation, 'must be greater than or equal to 0'),
+    );
+  }
   causes.push(...validateLabels(meta.labels));
   causes.push(...validateAnnotations(meta.annotations));
-  causes.push(...validateFinalizers(meta.finalizers, options));
   causes.push(...validateOwnerReferences(meta.ownerReferences));
-  if (options.operation === 'update' && options.old) causes.push(...validateImmutable(meta, options.old));
+  causes.push(...validateFinalizers(meta.finalizers));
+  return causes;
+}
+
+/** ValidateObjectMetaAccessorUpdate: no new finalizers while deleting, identity fields, labels, annotations, owners. */
+function metaUpdateCauses(meta: Record<string, unknown>, oldMeta: Record<string, unknown>): FieldCause[] {
+  const causes: FieldCause[] = [];
+  if (oldMeta.deletionTimestamp !== undefined && oldMeta.deletionTimestamp !== null) {
+    const before = new Set(Array.isArray(oldMeta.finalizers) ? oldMeta.finalizers : []);
+    const now = Array.isArray(meta.finalizers) ? meta.finalizers : [];
+    const added = [...new Set(now.filter((f) => !before.has(f)).map(String))].sort();
+    if (added.length > 0) {
+      causes.push(
+        fieldError.forbidden(
+          'metadata.finalizers',
+          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+        ),
+      );
+    }
+  }
+  causes.push(...validateImmutable(meta, oldMeta));
+  causes.push(...validateLabels(meta.labels));
+  causes.push(...validateAnnotations(meta.annotations));
+  causes.push(...validateOwnerReferences(meta.ownerReferences));
+  return causes;
+}
+
+/** validateKubeFinalizerName (built-in kinds): an unqualified finalizer must be a standard one. */
+function kubeFinalizerNameCauses(finalizers: unknown): FieldCause[] {
+  if (!Array.isArray(finalizers)) return [];
+  const causes: FieldCause[] = [];
+  finalizers.forEach((finalizer: unknown, i) => {
+    if (
+      typeof finalizer === 'string' &&
+      !finalizer.includes('/') &&
+      !STANDARD_FINALIZERS.includes(finalizer)
+    ) {
+      causes.push(
+        fieldError.invalid(
+          `metadata.finalizers[${String(i)}]`,
+          finalizer,
+          'name is neither a standard finalizer name nor is it fully qualified',
+        ),
+      );
+    }
+  });
   return causes;
 }
 
@@ -122,29 +223,20 @@ function validateAnnotations(annotations: unknown): FieldCause[] {
   return causes;
 }
 
-function validateFinalizers(finalizers: unknown, options: ObjectMetaValidationOptions): FieldCause[] {
+/** ValidateFinalizers: each a qualified name (causes on `metadata.finalizers`), not orphan and foregroundDeletion both. */
+function validateFinalizers(finalizers: unknown): FieldCause[] {
   if (finalizers === undefined || finalizers === null) return [];
   if (!Array.isArray(finalizers))
     return [fieldError.typeInvalid('metadata.finalizers', finalizers, 'must be a list of strings')];
   const causes: FieldCause[] = [];
-  const builtIn = isBuiltInGroup(options.kind.group);
-  finalizers.forEach((finalizer, i) => {
-    const field = `metadata.finalizers[${i}]`;
+  for (const finalizer of finalizers) {
     if (typeof finalizer !== 'string') {
-      causes.push(fieldError.typeInvalid(field, finalizer, 'must be a string'));
-      return;
+      causes.push(fieldError.typeInvalid('metadata.finalizers', finalizer, 'must be a string'));
+      continue;
     }
-    for (const p of checkQualifiedName(finalizer)) causes.push(fieldError.invalid(field, finalizer, p));
-    if (builtIn && !finalizer.includes('/') && !STANDARD_FINALIZERS.includes(finalizer)) {
-      causes.push(
-        fieldError.invalid(
-          field,
-          finalizer,
-          'name is neither a standard finalizer name nor is it fully qualified',
-        ),
-      );
-    }
-  });
+    for (const p of checkQualifiedName(finalizer))
+      causes.push(fieldError.invalid('metadata.finalizers', finalizer, p));
+  }
   if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion')) {
     causes.push(
       fieldError.invalid(
@@ -153,19 +245,6 @@ function validateFinalizers(finalizers: unknown, options: ObjectMetaValidationOp
         'finalizer orphan and foregroundDeletion cannot be both set',
       ),
     );
-  }
-  const oldMeta = isJsonObject(options.old?.metadata) ? options.old.metadata : undefined;
-  if (options.operation === 'update' && oldMeta?.deletionTimestamp) {
-    const oldFinalizers = Array.isArray(oldMeta.finalizers) ? oldMeta.finalizers : [];
-    const added = finalizers.filter((f) => !oldFinalizers.includes(f));
-    if (added.length > 0) {
-      causes.push(
-        fieldError.forbidden(
-          'metadata.finalizers',
-          `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
-        ),
-      );
-    }
   }
   return causes;
 }
@@ -216,8 +295,7 @@ const IMMUTABLE_FIELDS = [
   'deletionGracePeriodSeconds',
 ];
 
-function validateImmutable(meta: Record<string, unknown>, old: Record<string, unknown>): FieldCause[] {
-  const oldMeta = isJsonObject(old.metadata) ? old.metadata : {};
+function validateImmutable(meta: Record<string, unknown>, oldMeta: Record<string, unknown>): FieldCause[] {
   // A field the update omits is not a change: the server carries system fields over from the stored object.
   const changed = IMMUTABLE_FIELDS.filter(
     (key) => meta[key] !== undefined && !jsonEqual(meta[key], oldMeta[key] ?? null),

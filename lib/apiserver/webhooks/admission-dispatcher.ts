@@ -17,7 +17,7 @@ import {
 import { toCelValue } from '../cel/cel-value.js';
 import { randomUUID } from 'node:crypto';
 import type { ApiServerCore } from '../core.js';
-import { applyJsonPatch } from '../algorithms.js';
+import { applyJsonPatch, decodeJsonPatch } from '../algorithms.js';
 import { deepEqual, isJsonObject, metadataOf, stringAt, type JsonObject } from '../json.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
 import { ApiError, badRequest, failureStatus, type KubeStatus } from '../status.js';
@@ -189,7 +189,7 @@ export class AdmissionRun {
     const shown = await this.inVersion(object, version);
     let patched: unknown;
     try {
-      patched = applyJsonPatch(structuredClone(shown), ops);
+      patched = applyJsonPatch(structuredClone(shown), decodeJsonPatch(ops, false).operations);
     } catch (e) {
       throw new ApiError(
         failureStatus(

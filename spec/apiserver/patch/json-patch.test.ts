@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-return -- selectors read untyped results */
 import { describe, expect, it } from 'vitest';
-import { applyJsonPatch } from '../../../lib/apiserver/patch/json-patch.js';
+import { applyJsonPatch, decodeJsonPatch } from '../../../lib/apiserver/patch/json-patch.js';
 import { isPatchError, type PatchError } from '../../../lib/apiserver/patch/patch-error.js';
 
 function patchError(fn: () => unknown): PatchError {
@@ -120,44 +120,84 @@ describe('applyJsonPatch', () => {
   });
 
   it.each([
-    ['an object body', { op: 'add', path: '/a', value: 1 }],
-    ['a string body', 'add'],
+    [
+      'a body that is not a list',
+      { op: 'add', path: '/a', value: 1 },
+      'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
+    ],
+    [
+      'a string body',
+      'add',
+      'error decoding patch: json: cannot unmarshal string into Go value of type []handlers.jsonPatchOp',
+    ],
+    [
+      'an operation that is not an object',
+      [1],
+      'error decoding patch: json: cannot unmarshal number into Go value of type handlers.jsonPatchOp',
+    ],
+    [
+      'an op that is not a string',
+      [{ op: 5, path: '/a' }],
+      'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.op of type string',
+    ],
+  ])("rejects %s with 400 BadRequest and kube's text", (_name, body, message) => {
+    const error = patchError(() => decodeJsonPatch(body, true));
+    expect([error.code, error.reason, error.message]).toEqual([400, 'BadRequest', message]);
+  });
+
+  it('names the json-patch library type when fieldValidation=Ignore skips the strict decoding', () => {
+    const error = patchError(() => decodeJsonPatch({ op: 'add' }, false));
+    expect(error.message).toBe('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  });
+
+  it('reports members other than op, path, from and value', () => {
+    expect(decodeJsonPatch([{ op: 'add', path: '/a', value: 1, x: 2 }], true).unknownFields).toEqual([
+      '[0].x',
+    ]);
+  });
+
+  it.each([
+    ['a failed test', [{ op: 'test', path: '/spec/replicas', value: 2 }]],
+    ['a test of a missing member', [{ op: 'test', path: '/spec/nothing', value: 2 }]],
+    ['remove of a missing member', [{ op: 'remove', path: '/spec/nothing' }]],
+    ['replace of a list item past the end', [{ op: 'replace', path: '/spec/items/3', value: 1 }]],
+    ['add under a missing parent', [{ op: 'add', path: '/status/phase', value: 'x' }]],
+    ['add past the array end', [{ op: 'add', path: '/spec/items/5', value: 1 }]],
+    ['a pointer without a slash', [{ op: 'add', path: 'spec', value: 1 }]],
     ['an operation without op', [{ path: '/a', value: 1 }]],
-    ['an operation without path', [{ op: 'add', value: 1 }]],
     ['an unknown op', [{ op: 'frobnicate', path: '/a' }]],
-    ['add without value', [{ op: 'add', path: '/a' }]],
     ['move without from', [{ op: 'move', path: '/a' }]],
-  ])('rejects %s with 400 BadRequest', (_name, ops) => {
+  ])("rejects %s with 422 Invalid and kube's generic text", (_name, ops) => {
     const error = patchError(() => applyJsonPatch(doc, ops));
-    expect([error.code, error.reason]).toEqual([400, 'BadRequest']);
+    expect([error.code, error.reason, error.message]).toEqual([
+      422,
+      'Invalid',
+      'the server rejected our request due to an error in our request',
+    ]);
   });
 
   it.each([
     [
-      'a failed test',
-      [{ op: 'test', path: '/spec/replicas', value: 2 }],
-      'testing value /spec/replicas failed',
+      'replace of an absent member sets it',
+      [{ op: 'replace', path: '/spec/nothing', value: 1 }],
+      (d: any) => d.spec.nothing,
+      1,
+    ],
+    ['add without a value adds null', [{ op: 'add', path: '/spec/size' }], (d: any) => d.spec.size, null],
+    [
+      'a negative index counts from the end',
+      [{ op: 'remove', path: '/spec/items/-1' }],
+      (d: any) => d.spec.items,
+      [1, 2],
     ],
     [
-      'a test of a missing path',
-      [{ op: 'test', path: '/spec/nothing', value: 2 }],
-      'testing value /spec/nothing failed',
+      'a leading-zero index is a number',
+      [{ op: 'remove', path: '/spec/items/01' }],
+      (d: any) => d.spec.items,
+      [1, 3],
     ],
-    [
-      'remove of a missing member',
-      [{ op: 'remove', path: '/spec/nothing' }],
-      'doc is missing path: "/spec/nothing"',
-    ],
-    ['replace of a missing member', [{ op: 'replace', path: '/spec/nothing', value: 1 }], 'missing path'],
-    ['add under a missing parent', [{ op: 'add', path: '/status/phase', value: 'x' }], 'missing path'],
-    ['add past the array end', [{ op: 'add', path: '/spec/items/5', value: 1 }], 'invalid index'],
-    ['remove with a leading-zero index', [{ op: 'remove', path: '/spec/items/01' }], 'missing path'],
-    ['a pointer without leading slash', [{ op: 'add', path: 'spec', value: 1 }], 'must start with "/"'],
-    ['move into its own child', [{ op: 'move', from: '/spec', path: '/spec/inner' }], 'prefix'],
-  ])('rejects %s with 422 Invalid', (_name, ops, message) => {
-    const error = patchError(() => applyJsonPatch(doc, ops));
-    expect([error.code, error.reason]).toEqual([422, 'Invalid']);
-    expect(error.message).toContain(message);
+  ])('follows the json-patch library kube uses: %s', (_name, ops, select, expected) => {
+    expect(select(applyJsonPatch(doc, ops))).toEqual(expected);
   });
 
   it('applies nothing when a later operation fails', () => {
@@ -167,13 +207,23 @@ describe('applyJsonPatch', () => {
         { op: 'replace', path: '/spec/replicas', value: 9 },
         { op: 'test', path: '/metadata/name', value: 'y' },
       ]),
-    ).toThrow(/test failed/);
+    ).toThrow(/rejected our request/);
     expect(doc).toEqual(before);
   });
 
   it('caps the number of operations', () => {
     const ops = Array.from({ length: 10_001 }, () => ({ op: 'test', path: '/spec/replicas', value: 1 }));
-    expect(patchError(() => applyJsonPatch(doc, ops)).message).toContain('maximum operations');
+    expect(patchError(() => decodeJsonPatch(ops, true)).message).toContain('maximum operations');
+  });
+
+  it('caps what copy operations add', () => {
+    const big = { spec: { blob: 'x'.repeat(1024 * 1024) } };
+    const ops = Array.from({ length: 4 }, (_, i) => ({
+      op: 'copy',
+      from: '/spec/blob',
+      path: `/spec/c${String(i)}`,
+    }));
+    expect(patchError(() => applyJsonPatch(big, ops)).code).toBe(422);
   });
 });
 
@@ -185,7 +235,7 @@ describe('a __proto__ path', () => {
     expect(Object.getPrototypeOf(result.spec)).toBe(Object.prototype);
     expect(JSON.stringify(result)).toBe('{"spec":{"__proto__":{"polluted":true}}}');
     expect(() => applyJsonPatch({}, [{ op: 'add', path: '/__proto__/polluted', value: true }])).toThrow(
-      /missing path/,
+      /rejected our request/,
     );
     expect(({} as any).polluted).toBeUndefined();
   });

@@ -245,7 +245,7 @@ describe('serverSideApply', () => {
 describe('recordUpdate', () => {
   const update = (manager: string, now = T1) => ({ manager, now, apiVersion: 'example.com/v1' });
 
-  it('gives the creator every field on create', () => {
+  it('gives the creator every field on create, and each map it added (`.`, as structured-merge-diff)', () => {
     const object = recordUpdate(
       undefined,
       widget({ size: 1 }, { labels: { a: 'b' } }),
@@ -258,7 +258,10 @@ describe('recordUpdate', () => {
         apiVersion: 'example.com/v1',
         time: T1,
         fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:metadata': { 'f:labels': { 'f:a': {} } }, 'f:spec': { 'f:size': {} } },
+        fieldsV1: {
+          'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } },
+          'f:spec': { '.': {}, 'f:size': {} },
+        },
       },
     ]);
   });

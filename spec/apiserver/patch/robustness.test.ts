@@ -1,7 +1,7 @@
 // Seeded random inputs for every pure algorithm: malformed data may only produce typed errors
 // (PatchError, SelectorError) or causes, never a TypeError, and inputs are never mutated.
 import { describe, expect, it } from 'vitest';
-import { applyJsonPatch } from '../../../lib/apiserver/patch/json-patch.js';
+import { applyJsonPatch, decodeJsonPatch } from '../../../lib/apiserver/patch/json-patch.js';
 import { recordUpdate, serverSideApply } from '../../../lib/apiserver/patch/managed-fields.js';
 import { applyMergePatch } from '../../../lib/apiserver/patch/merge-patch.js';
 import { isPatchError } from '../../../lib/apiserver/patch/patch-error.js';
@@ -125,7 +125,7 @@ describe('robustness against random input', () => {
       unchanged([target, patch], () => applyMergePatch(target, patch));
       unchanged([target, patch], () => applyStrategicMergePatch(target, patch, POD));
       const ops = Array.isArray(patch) ? patch : [patch];
-      unchanged([target, ops], () => applyJsonPatch(target, ops));
+      unchanged([target, ops], () => applyJsonPatch(target, decodeJsonPatch(ops, true).operations));
     }
   });
 
