@@ -16,7 +16,7 @@ endif
 export PATH := $(NODE_BIN_DIR):$(PATH)
 endif
 
-.PHONY: install build lint api-report typecheck-ts7 test test-unit test-e2e test-real test-node test-browser envtest-assets demo bench soak docs clean manifests
+.PHONY: install build lint api-report typecheck-ts7 test test-unit test-e2e test-real fuzz-real test-node test-browser envtest-assets demo bench soak docs clean manifests
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -75,6 +75,13 @@ envtest-assets:
 test-real: install build
 	@assets="$$(envtest/build.sh | tail -n 1)" && \
 	  KUBEBUILDER_ASSETS="$$assets" node scripts/test-real.mjs $(ARGS)
+
+# The differential fuzzer (spec/fuzz, docs/apiserver.md) on other seeds and lengths than `make test-real`'s
+# ten seeds × 300 requests: SEED is one seed, a list (3,9) or a range (1-50); N the requests per seed.
+fuzz-real: install build
+	@assets="$$(envtest/build.sh | tail -n 1)" && \
+	  FUZZ_SEED="$(SEED)" FUZZ_REQUESTS="$(N)" KUBEBUILDER_ASSETS="$$assets" \
+	  node scripts/test-real.mjs spec/real/differential-fuzz.test.ts
 
 # The whole suite on the Node.js of NODE_MAJOR (see the top of this file), e.g. make test-node NODE_MAJOR=24.
 test-node: install build
