@@ -155,5 +155,5 @@ describe('two embedded servers', () => {
     expect(result.report).toBeUndefined();
     expect(result.compared).toBe(300);
     expect(result.events).toBeGreaterThan(50);
-  });
+  }, 180_000);
 });

@@ -28,6 +28,7 @@ export default defineConfig({
       'spec/apiserver/fidelity/admission-webhooks.test.ts',
       'spec/apiserver/fidelity/conversion-webhook.test.ts',
       'spec/apiserver/fidelity/partial-metadata.test.ts',
+      'spec/apiserver/fidelity/differential-findings.test.ts',
       // The webhook server registered by startTestEnvironment({ webhooks }) and an Operator, called by kube-apiserver.
       'spec/webhooks/webhook-host.test.ts',
       'spec/webhooks/match-conditions.test.ts',
