@@ -11,7 +11,11 @@ import { deleteKey, isJsonObject, jsonEqual, type JsonObject } from './json-valu
 export type FieldSet = Set<string>;
 export type FieldPath = string[];
 
-/** Top-level and metadata fields the server manages; they are never owned by a field manager. */
+/**
+ * Top-level and metadata fields no field manager owns (kube's stripmeta). deletionTimestamp and
+ * deletionGracePeriodSeconds are not among them: no write changes them, but an object given to
+ * before-first-apply has them owned like any other field it holds.
+ */
 const UNOWNED_TOP_LEVEL = new Set(['apiVersion', 'kind']);
 const UNOWNED_METADATA = new Set([
   'name',
@@ -20,8 +24,6 @@ const UNOWNED_METADATA = new Set([
   'resourceVersion',
   'generation',
   'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
   'managedFields',
   'selfLink',
 ]);

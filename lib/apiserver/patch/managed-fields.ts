@@ -413,7 +413,22 @@ export function serverSideApply(
   const intent = cloneJson(applied);
   const appliedSet = appliedFieldSetOf(intent, kind);
   const newSet = withoutReset(appliedSet, options.resetFields);
-  const entries = readEntries(live);
+  // An object nobody manages (its managedFields were cleared, or a write could not track them) is first
+  // given to `before-first-apply`, an Update entry owning everything it holds, as kube's
+  // skipNonAppliedManager records it in the applied version before the apply runs.
+  const entries =
+    live !== undefined && readEntries(live).length === 0
+      ? readEntries(
+          recordUpdate(undefined, withoutManagedFields(live), {
+            manager: 'before-first-apply',
+            now: options.now,
+            apiVersion: options.apiVersion,
+            kind,
+            ...(subresource === '' ? {} : { subresource }),
+            ...(options.resetFields === undefined ? {} : { resetFields: options.resetFields }),
+          }),
+        )
+      : readEntries(live);
   const mine = findEntry(entries, options.fieldManager, 'Apply', subresource);
   const others = entries.filter((e) => e !== mine);
 
@@ -458,6 +473,12 @@ export function serverSideApply(
     if (removed.length > 0) removeMembers(merged, removed, kind);
   }
   normalizeObjectMeta(merged);
+  // Other managers lose what the apply removed from the object (structured-merge-diff's update); an
+  // entry left empty goes.
+  if (live !== undefined) {
+    const { removed } = compareObjects(withoutManagedFields(live), withoutManagedFields(merged), kind);
+    for (const other of others) for (const key of [...other.set]) if (removed(key)) other.set.delete(key);
+  }
   // An apply that leaves the object as it was records no new time (kube's managedFieldsUpdater): a new
   // entry has none, an existing one keeps its own.
   const unchanged = live !== undefined && jsonEqual(withoutManagedFields(merged), withoutManagedFields(live));

@@ -212,3 +212,75 @@ describe('creating a custom resource with an invalid name and schema errors', ()
     expect(fields).toEqual(['metadata.name', 'spec.size']);
   });
 });
+
+describe('server-side apply and the other managers', () => {
+  const probe = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: `${GROUP}/v1`,
+    kind: 'Probe',
+    metadata: { name },
+    spec,
+  });
+  const apply = (name: string, manager: string, spec: Record<string, unknown>) =>
+    api(
+      'PATCH',
+      `${probes()}/${name}?fieldManager=${manager}`,
+      probe(name, spec),
+      'application/apply-patch+yaml',
+    );
+  const managers = (body: any): string[] =>
+    ((body.metadata.managedFields ?? []) as { manager: string }[]).map((e) => e.manager);
+
+  it('gives an object nobody manages to before-first-apply, whose fields an apply then conflicts on', async () => {
+    const name = uniqueName('p');
+    expect((await api('POST', `${probes()}?fieldManager=creator`, probe(name, { size: 2 }))).status).toBe(
+      201,
+    );
+    const cleared = await api(
+      'PATCH',
+      `${probes()}/${name}`,
+      { metadata: { managedFields: [{}] } },
+      'application/merge-patch+json',
+    );
+    expect(cleared.status, cleared.text).toBe(200);
+    expect(cleared.body.metadata.managedFields).toBeUndefined();
+    const r = await apply(name, 'fuzz-a', { size: 3 });
+    expect(r.status, r.text).toBe(409);
+    expect(r.body.message).toBe(
+      `Apply failed with 1 conflict: conflict with "before-first-apply" using ${GROUP}/v1: .spec.size`,
+    );
+    const forced = await api(
+      'PATCH',
+      `${probes()}/${name}?fieldManager=fuzz-a&force=true`,
+      probe(name, { size: 3 }),
+      'application/apply-patch+yaml',
+    );
+    expect(forced.status, forced.text).toBe(200);
+    expect(managers(forced.body).sort()).toEqual(['before-first-apply', 'fuzz-a']);
+  });
+
+  it('takes the fields an apply removes from the object away from other managers', async () => {
+    const name = uniqueName('p');
+    const first = await apply(name, 'fuzz-a', {
+      ports: [
+        { name: 'a', port: 1 },
+        { name: 'b', port: 2 },
+      ],
+    });
+    expect(first.status, first.text).toBe(201);
+    const put = await api('PUT', `${probes()}/${name}?fieldManager=other`, {
+      ...first.body,
+      spec: {
+        ports: [
+          { name: 'a', port: 5 },
+          { name: 'b', port: 2 },
+        ],
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    expect(managers(put.body).sort()).toEqual(['fuzz-a', 'other']);
+    const r = await apply(name, 'fuzz-a', { ports: [{ name: 'b', port: 2 }] });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.spec.ports).toEqual([{ name: 'b', port: 2 }]);
+    expect(managers(r.body)).toEqual(['fuzz-a']);
+  });
+});

@@ -207,17 +207,30 @@ describe('serverSideApply', () => {
   });
 
   it('records the subresource', () => {
-    const live = { ...widget({}), status: { ready: true } };
+    const live = serverSideApply(undefined, { ...widget({ size: 1 }) }, opts('creator')).object;
     const result = serverSideApply(
       live,
       { ...widget({}), status: { ready: false } },
       opts('ctl', { subresource: 'status' }),
     );
-    expect(entries(result.object)[0]).toMatchObject({
+    expect(result.conflicts).toEqual([]);
+    expect(entries(result.object).find((e) => e.manager === 'ctl')).toMatchObject({
       manager: 'ctl',
       subresource: 'status',
       fieldsV1: { 'f:status': { 'f:ready': {} } },
     });
+  });
+
+  it('gives an object without managedFields to before-first-apply first (kube’s skipNonAppliedManager)', () => {
+    const live = widget({ size: 1 });
+    const refused = serverSideApply(live, widget({ size: 2 }), opts('ctl'));
+    expect(refused.conflicts.map((c) => [c.message, c.field])).toEqual([
+      ['conflict with "before-first-apply" using example.com/v1', '.spec.size'],
+    ]);
+    const taken = serverSideApply(live, widget({ size: 2 }), opts('ctl', { force: true }));
+    const byManager = new Map(entries(taken.object).map((e) => [e.manager, e]));
+    expect(byManager.get('ctl')?.fieldsV1).toEqual({ 'f:spec': { 'f:size': {} } });
+    expect(byManager.get('before-first-apply')?.fieldsV1?.['f:spec']?.['f:size']).toBeUndefined();
   });
 
   it('rejects an applied object that carries managedFields', () => {
