@@ -44,6 +44,13 @@ export interface OwnedResource {
   namespace?: string;
   /** Only owned objects matching this label selector (smaller cache). Default: all. */
   labelSelector?: string;
+  /**
+   * Watch and cache the metadata of these objects only (`PartialObjectMetadata`: name, namespace, labels,
+   * annotations, ownerReferences, …, no spec, data or status) — enough to enqueue the owner, at a fraction
+   * of the memory for large objects such as Secrets. The controller's cache of the kind then holds metadata
+   * only; reads through the context's client still return whole objects. Default false.
+   */
+  metadataOnly?: boolean;
 }
 
 /**

@@ -185,7 +185,11 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     if (c.owns.length > 0 && resource === undefined) {
       fail('config.owns needs config.resource: owned objects are mapped to their owner of that kind');
     }
-    owns = c.owns.map((owned, i) => resourceRef(owned, `config.owns[${i}]`));
+    owns = c.owns.map((owned, i) => {
+      const ref = resourceRef(owned, `config.owns[${i}]`);
+      flag((owned as Record<string, unknown>).metadataOnly, `config.owns[${i}].metadataOnly`, false);
+      return ref;
+    });
   }
 
   const workers = c.workers ?? DEFAULT_WORKERS;
@@ -469,6 +473,7 @@ function watchSources(value: unknown): readonly WatchSource[] {
       );
     }
     predicateList(s.predicates, `${field}.predicates`);
+    flag(s.metadataOnly, `${field}.metadataOnly`, false);
     return source as WatchSource;
   });
 }

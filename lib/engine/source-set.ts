@@ -154,6 +154,7 @@ export class SourceSet<Obj extends KubernetesObject> {
     });
     for (const owned of spec.owns) {
       const ref: InformerSource = { ...owned };
+      if (owned.metadataOnly !== true) delete ref.metadataOnly;
       if (ref.namespace === undefined && resource.namespace !== undefined) ref.namespace = resource.namespace;
       const informer = this.add(ref);
       const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
@@ -182,6 +183,7 @@ export class SourceSet<Obj extends KubernetesObject> {
         const value = source[field];
         if (value !== undefined) ref[field] = value;
       }
+      if (source.metadataOnly === true) ref.metadataOnly = true;
       const informer = this.add(ref);
       const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
         let keys: string[] | string;

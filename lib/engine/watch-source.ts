@@ -26,6 +26,11 @@ export interface WatchSource<Src extends KubernetesObject = KubernetesObject> {
   /** Only objects matching this field selector. Default: all. */
   fieldSelector?: string;
   /**
+   * Watch and cache the metadata of these objects only (`PartialObjectMetadata`): `map` and the predicates
+   * then see apiVersion, kind and metadata, no spec, data or status. Default false.
+   */
+  metadataOnly?: boolean;
+  /**
    * Primary objects to reconcile for a change of `obj` (an update maps the old and the new object).
    * Returning anything but an array of keys, or throwing, is logged and counted; the event is dropped.
    * Required.

@@ -4,7 +4,12 @@ import { createInterface } from 'node:readline';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { ApiError } from './api-error.js';
 import type { CacheReader } from './cache-reader.js';
-import { KubeTransport, toApiError } from './kube-transport.js';
+import {
+  KubeTransport,
+  PARTIAL_OBJECT_METADATA_ACCEPT,
+  PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
+  toApiError,
+} from './kube-transport.js';
 import type { ObjectRef, ResourceRef } from './resource-ref.js';
 import { KindClient } from './kind-client.js';
 import type { LoadedKubeConfig } from './loaded-kube-config.js';
@@ -78,6 +83,11 @@ export interface ListOptions {
   signal?: AbortSignal;
   /** Ask the API server even when this client reads from a cache (see {@link ObjectClient.live}). */
   live?: boolean;
+  /**
+   * Metadata only: the server answers a `PartialObjectMetadataList` (each item's apiVersion and kind set
+   * back to the listed kind, no spec, data or status). Always asked of the API server. Default false.
+   */
+  metadataOnly?: boolean;
 }
 
 /**
@@ -88,6 +98,11 @@ export interface GetOptions {
   signal?: AbortSignal;
   /** Ask the API server even when this client reads from a cache (see {@link ObjectClient.live}). */
   live?: boolean;
+  /**
+   * Metadata only: the server answers a `PartialObjectMetadata` (apiVersion and kind set back to the
+   * object's). Always asked of the API server. Default false.
+   */
+  metadataOnly?: boolean;
 }
 
 /**
@@ -157,6 +172,17 @@ export interface WatchRequestOptions {
   signal: AbortSignal;
   /** Called once the server accepted the watch (HTTP 200), before any event: the API is reachable again. */
   onOpen?: () => void;
+  /**
+   * Metadata only: each event's object is a `PartialObjectMetadata` (apiVersion and kind set back to the
+   * watched kind). Default false.
+   */
+  metadataOnly?: boolean;
+  /**
+   * Stream the current objects first (watch-list): `sendInitialEvents=true` with
+   * `resourceVersionMatch=NotOlderThan` — ADDED events, then a BOOKMARK annotated
+   * `k8s.io/initial-events-end`. Needs `allowWatchBookmarks`. A server without watch-list answers 422.
+   */
+  sendInitialEvents?: boolean;
 }
 
 interface ApiResource {
@@ -344,19 +370,27 @@ export class ObjectClient {
     ref: ObjectRef,
     opts: GetOptions = {},
   ): Promise<T> {
-    if (this.reader !== undefined && opts.live !== true) {
+    const metadataOnly = opts.metadataOnly === true;
+    if (this.reader !== undefined && opts.live !== true && !metadataOnly) {
       const cached = await this.reader.get(ref, opts.signal);
       if (cached !== undefined) return cached as T;
     }
     const path = await this.path(ref, ref.name);
-    return (await this.transport.request({ method: 'GET', path, signal: this.signalOf(opts.signal) })) as T;
+    const answer = (await this.transport.request({
+      method: 'GET',
+      path,
+      signal: this.signalOf(opts.signal),
+      ...(metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}),
+    })) as T;
+    return metadataOnly ? ({ ...answer, apiVersion: ref.apiVersion, kind: ref.kind } as T) : answer;
   }
 
   async list<T extends KubernetesObject = KubernetesObject>(
     ref: ResourceRef,
     opts: ListOptions = {},
   ): Promise<ObjectList<T>> {
-    if (this.reader !== undefined && opts.live !== true) {
+    const metadataOnly = opts.metadataOnly === true;
+    if (this.reader !== undefined && opts.live !== true && !metadataOnly) {
       const cached = await this.reader.list(ref, opts);
       if (cached !== undefined) return cached as ObjectList<T>;
     }
@@ -373,8 +407,15 @@ export class ObjectClient {
       path,
       query,
       signal: this.signalOf(opts.signal),
+      ...(metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}),
     })) as { items?: T[] | null; metadata?: { resourceVersion?: string; continue?: string } };
-    const items = (list.items ?? []).map((item) => ({ apiVersion: ref.apiVersion, kind: ref.kind, ...item }));
+    // A PartialObjectMetadata item names meta.k8s.io's kind: set the listed kind back (as client-go's
+    // metadata informers do), so a metadata-only object is keyed, owned and matched like a full one.
+    const items = (list.items ?? []).map((item) =>
+      metadataOnly
+        ? { ...item, apiVersion: ref.apiVersion, kind: ref.kind }
+        : { apiVersion: ref.apiVersion, kind: ref.kind, ...item },
+    );
     const metadata: ObjectList<T>['metadata'] = { resourceVersion: list.metadata?.resourceVersion ?? '' };
     if (list.metadata?.continue !== undefined && list.metadata.continue !== '') {
       metadata.continue = list.metadata.continue;
@@ -495,6 +536,9 @@ export class ObjectClient {
     const query = {
       watch: true,
       resourceVersion: opts.resourceVersion,
+      ...(opts.sendInitialEvents === true
+        ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' }
+        : {}),
       allowWatchBookmarks: opts.allowWatchBookmarks,
       timeoutSeconds: opts.timeoutSeconds,
       labelSelector: opts.labelSelector,
@@ -504,7 +548,16 @@ export class ObjectClient {
     const signal = AbortSignal.any([opts.signal, local.signal, ...(this.signal ? [this.signal] : [])]);
     let res: http.IncomingMessage;
     try {
-      res = await this.transport.open({ method: 'GET', path, query, signal }, 'watch');
+      res = await this.transport.open(
+        {
+          method: 'GET',
+          path,
+          query,
+          signal,
+          ...(opts.metadataOnly === true ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}),
+        },
+        'watch',
+      );
     } catch (e) {
       if (signal.aborted) return;
       throw e;
@@ -534,8 +587,18 @@ export class ObjectClient {
           local.abort();
           return;
         }
+        const type = String(event.type);
+        let object = event.object as KubernetesObject;
+        if (
+          opts.metadataOnly === true &&
+          type !== 'ERROR' &&
+          typeof object === 'object' &&
+          (object as unknown) !== null
+        ) {
+          object = { ...object, apiVersion: ref.apiVersion, kind: ref.kind };
+        }
         try {
-          onEvent(String(event.type), event.object as KubernetesObject);
+          onEvent(type, object);
         } catch (e) {
           failure = e;
           local.abort();

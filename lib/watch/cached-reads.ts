@@ -204,6 +204,8 @@ export class CachedReads implements CacheReader {
       const r = informer.source;
       if (r.apiVersion !== apiVersion || r.kind !== kind) continue;
       if (r.labelSelector !== undefined || r.fieldSelector !== undefined) continue;
+      // A metadata-only cache cannot answer a read of whole objects.
+      if (r.metadataOnly === true) continue;
       if (r.namespace !== undefined && r.namespace !== namespace) continue;
       return informer;
     }

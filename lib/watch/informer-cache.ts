@@ -8,10 +8,16 @@ import { silentLogger } from '../observability/logger-silent.js';
 import { Informer } from './informer.js';
 
 /**
- * What to watch through an {@link InformerCache}.
+ * What to watch through an {@link InformerCache}. With `metadataOnly` the informer lists and watches
+ * `PartialObjectMetadata` and its store holds apiVersion, kind and metadata only (a separate informer from
+ * a full one of the same kind).
  * @category Watch and cache
  */
-export type InformerSource = ResourceRef & { labelSelector?: string; fieldSelector?: string };
+export type InformerSource = ResourceRef & {
+  labelSelector?: string;
+  fieldSelector?: string;
+  metadataOnly?: boolean;
+};
 
 /**
  * Options of an {@link InformerCache}.
@@ -115,7 +121,7 @@ export class InformerCache {
 }
 
 /**
- * The identity of a watch: apiVersion, kind, namespace and selectors.
+ * The identity of a watch: apiVersion, kind, namespace, selectors and metadata-only.
  * @category Watch and cache
  */
 export function informerKey(source: InformerSource): string {
@@ -125,5 +131,6 @@ export function informerKey(source: InformerSource): string {
     source.namespace ?? '',
     source.labelSelector ?? '',
     source.fieldSelector ?? '',
+    source.metadataOnly === true ? 'metadata' : '',
   ].join('\u0000');
 }

@@ -54,8 +54,11 @@ export const DEFAULT_WATCH_CLIENT_GRACE_MS = 30_000;
 export interface WatcherOptions<T extends KubernetesObject = KubernetesObject> {
   /** Client used for list and watch. */
   client: ObjectClient;
-  /** What to watch: kind, optional namespace (default all) and selectors. */
-  resource: ResourceRef & { labelSelector?: string; fieldSelector?: string };
+  /**
+   * What to watch: kind, optional namespace (default all), selectors, and `metadataOnly` (the store then
+   * holds each object's apiVersion, kind and metadata only: `PartialObjectMetadata`).
+   */
+  resource: ResourceRef & { labelSelector?: string; fieldSelector?: string; metadataOnly?: boolean };
   /** Where errors and reconnects are logged. */
   logger: Logger;
   /** Metric set. Default: `WatcherMetrics.for(registry)` when `registry` is given, else none. */

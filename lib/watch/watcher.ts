@@ -154,6 +154,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
           limit: this.options.pageSize ?? DEFAULT_LIST_PAGE_SIZE,
           continue: token,
           signal,
+          ...(resource.metadataOnly === true ? { metadataOnly: true } : {}),
         });
         items.push(...page.items);
         if (token === undefined) listRv = page.metadata.resourceVersion;
@@ -221,6 +222,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
           timeoutSeconds,
           labelSelector: resource.labelSelector,
           fieldSelector: resource.fieldSelector,
+          ...(resource.metadataOnly === true ? { metadataOnly: true } : {}),
           signal: AbortSignal.any([signal, local.signal]),
           // Healthy again as soon as the server answers: a watch resumed after a failure can run for
           // minutes, and readiness (Framework.ready, /readyz) must not wait for it to end.
