@@ -382,7 +382,7 @@ export class ObjectClient {
       signal: this.signalOf(opts.signal),
       ...(metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}),
     })) as T;
-    return metadataOnly ? ({ ...answer, apiVersion: ref.apiVersion, kind: ref.kind } as T) : answer;
+    return metadataOnly ? { ...answer, apiVersion: ref.apiVersion, kind: ref.kind } : answer;
   }
 
   async list<T extends KubernetesObject = KubernetesObject>(
