@@ -205,6 +205,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
           logger: this.logger,
           registry: this.registry,
           keepManagedFields: c.keepManagedFields,
+          watchList: c.watchList,
         });
       const sources = new SourceSet<Obj>(this.logger, informers);
       this.sources = sources;

@@ -195,6 +195,12 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
    */
   keepManagedFields?: boolean;
   /**
+   * Stream initial lists through watches (watch-list, `sendInitialEvents`) where the API server serves them,
+   * paged LISTs where it does not (see WatcherOptions.watchList). Default true. A cache given in
+   * `informers` (or an Operator's) has its own setting.
+   */
+  watchList?: boolean;
+  /**
    * Shared watches: controllers given the same cache share one list+watch and one store per
    * (apiVersion, kind, namespace, selectors). Default: a private cache. `Operator` passes its own.
    */

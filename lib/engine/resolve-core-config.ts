@@ -81,6 +81,7 @@ export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObj
   /** true: every read of the context client is live; else the kinds read live (others from the cache). */
   liveReads: true | readonly { apiVersion: string; kind: string }[];
   keepManagedFields: boolean;
+  watchList: boolean;
 }
 
 /**
@@ -399,6 +400,7 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     retryPolicy: c.retryPolicy,
     liveReads,
     keepManagedFields: flag(c.keepManagedFields, 'config.keepManagedFields', false),
+    watchList: flag(c.watchList, 'config.watchList', true),
   };
 }
 

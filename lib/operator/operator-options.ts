@@ -61,6 +61,11 @@ export interface OperatorOptions {
    * objects arrive (see WatcherOptions.keepManagedFields).
    */
   keepManagedFields?: boolean;
+  /**
+   * Stream the shared informers' initial lists through watches (watch-list) where the API server serves
+   * them, paged LISTs where it does not (see WatcherOptions.watchList). Default true.
+   */
+  watchList?: boolean;
   /** Logger. Default: `createLogger()`. */
   logger?: Logger;
   /**

@@ -112,6 +112,7 @@ export class Operator {
         logger: this.logger,
         registry: this.settings.registry,
         keepManagedFields: options.keepManagedFields === true,
+        watchList: options.watchList !== false,
       });
     }
     this.webhookOptions = options.webhooks;

@@ -32,6 +32,8 @@ export interface InformerCacheOptions {
   registry?: Registry;
   /** Keep `metadata.managedFields` on cached objects. Default false (see WatcherOptions.keepManagedFields). */
   keepManagedFields?: boolean;
+  /** Stream initial lists through watches where served (see WatcherOptions.watchList). Default true. */
+  watchList?: boolean;
 }
 
 interface Entry {
@@ -89,6 +91,7 @@ export class InformerCache {
         logger: (this.o.logger ?? silentLogger()).child({ watch: source.kind }),
         ...(this.o.registry === undefined ? {} : { registry: this.o.registry }),
         ...(this.o.keepManagedFields === true ? { keepManagedFields: true } : {}),
+        ...(this.o.watchList === false ? { watchList: false } : {}),
       });
       entry = { informer, users: 0 };
       this.entries.set(key, entry);

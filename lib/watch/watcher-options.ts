@@ -86,4 +86,12 @@ export interface WatcherOptions<T extends KubernetesObject = KubernetesObject> {
    * from the cache (or read that object live: `client.get(ref, { live: true })`).
    */
   keepManagedFields?: boolean;
+  /**
+   * Stream the initial list through a watch (watch-list: `sendInitialEvents=true`, ended by the
+   * `k8s.io/initial-events-end` bookmark) instead of paged LISTs — the server sends objects from its watch
+   * cache one by one rather than building whole list pages, which bounds its memory on large kinds. A
+   * server that refuses it (kube-apiserver before 1.27 or with the WatchList gate off: 422) is listed with
+   * paged LISTs instead, from then on. Default true; false always lists.
+   */
+  watchList?: boolean;
 }

@@ -17,6 +17,19 @@ import {
 /** A watch that ends this fast without delivering anything counts as a failure (spin protection). */
 const MIN_HEALTHY_WATCH_MS = 1_000;
 
+/** The annotation of the BOOKMARK that ends a watch-list's initial events. */
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+/**
+ * How the watcher's latest initial list was made: streamed through a watch (`sendInitialEvents`), or a
+ * paged LIST.
+ * @category Watch and cache
+ */
+export type InitialListMode = 'watch-list' | 'list';
+
+/** A watch-list stream that ended before its initial-events-end bookmark. */
+class WatchListIncomplete extends Error {}
+
 /**
  * Keeps a {@link Store} equal to the server's state of one resource and reports every change.
  *
@@ -46,6 +59,9 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   private syncedValue = false;
   private lastError: Error | undefined;
   private readonly failures: FailureSummary;
+  /** False once the server refused watch-list (or its option is off): initial lists are paged LISTs. */
+  private watchListServed: boolean;
+  private initialListMode: InitialListMode | undefined;
 
   constructor(options: WatcherOptions<T>) {
     this.options = options;
@@ -57,6 +73,16 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     this.metrics = options.metrics ?? (options.registry ? WatcherMetrics.for(options.registry) : undefined);
     this.metrics?.init(this.label);
     this.random = options.random ?? Math.random;
+    this.watchListServed = options.watchList !== false;
+  }
+
+  /**
+   * How the latest initial list (the first one, or one after 410 Gone) was made: `'watch-list'` (streamed,
+   * `sendInitialEvents`) or `'list'` (paged LIST: the option is off, or the server refused watch-list).
+   * Undefined before the first one is in.
+   */
+  get initialList(): InitialListMode | undefined {
+    return this.initialListMode;
   }
 
   /** What this watcher lists and watches: kind, namespace (undefined: all) and selectors. */
@@ -109,16 +135,22 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     while (!signal.aborted) {
       let delay = 0;
       try {
-        if (this.resourceVersion === undefined) {
-          await this.relist(signal);
-          this.failures.recovered();
-        }
-        backoff.healthy();
         const started = Date.now();
-        const delivered = await this.watchOnce(signal, () => {
+        const onProgress = (): void => {
           backoff.healthy();
           this.failures.recovered();
-        });
+        };
+        let delivered: boolean;
+        if (this.resourceVersion === undefined && this.watchListServed) {
+          delivered = await this.streamList(signal, onProgress);
+        } else {
+          if (this.resourceVersion === undefined) {
+            await this.relist(signal);
+            this.failures.recovered();
+          }
+          backoff.healthy();
+          delivered = await this.watchOnce(signal, onProgress);
+        }
         this.lastError = undefined;
         if (!delivered && Date.now() - started < MIN_HEALTHY_WATCH_MS) delay = backoff.next();
       } catch (e) {
@@ -138,6 +170,44 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
       }
       if (delay > 0) await abortableSleep(delay, signal);
     }
+  }
+
+  /**
+   * The initial list as a watch-list: one watch with `sendInitialEvents=true` streams the current objects as
+   * ADDED events, ended by a BOOKMARK annotated `k8s.io/initial-events-end`; the store is then made equal to
+   * them (as after a LIST) and the same stream goes on as the watch. A server that refuses it (400/422:
+   * kube-apiserver before 1.27, or with its WatchList gate off) or ends the stream before the end mark gets
+   * a paged LIST instead, now and from then on. Resolves like {@link watchOnce}.
+   */
+  private async streamList(signal: AbortSignal, onProgress: () => void): Promise<boolean> {
+    try {
+      return await this.watchOnce(signal, onProgress, true);
+    } catch (e) {
+      if (isAborted(signal)) throw e;
+      const refused = e instanceof ApiError && (e.code === 400 || e.code === 422);
+      if (!refused && !(e instanceof WatchListIncomplete)) throw e;
+      this.watchListServed = false;
+      this.logger.info('the API server does not stream initial lists (watch-list); listing instead', {
+        reason: e.message,
+      });
+      await this.relist(signal);
+      this.failures.recovered();
+      return true;
+    }
+  }
+
+  /** The first list is in: `synced`, once. */
+  private markSynced(): void {
+    this.lastError = undefined;
+    if (this.syncedValue) return;
+    this.syncedValue = true;
+    this.metrics?.synced.set({ resource: this.label }, 1);
+    this.logger.debug('cache synced', {
+      objects: this.store.size,
+      resourceVersion: this.resourceVersion,
+      initialList: this.initialListMode,
+    });
+    for (const handler of this.syncedHandlers.splice(0)) handler();
   }
 
   private async relist(signal: AbortSignal): Promise<void> {
@@ -173,13 +243,8 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     }
     this.replace(items);
     this.resourceVersion = listRv;
-    this.lastError = undefined;
-    if (!this.syncedValue) {
-      this.syncedValue = true;
-      this.metrics?.synced.set({ resource: this.label }, 1);
-      this.logger.debug('cache synced', { objects: this.store.size, resourceVersion: listRv });
-      for (const handler of this.syncedHandlers.splice(0)) handler();
-    }
+    this.initialListMode = 'list';
+    this.markSynced();
   }
 
   /** Makes the store equal to `items`, emitting the differences. */
@@ -201,8 +266,12 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     }
   }
 
-  /** One watch request; true when it delivered at least one event. Rejects on errors (410 included). */
-  private async watchOnce(signal: AbortSignal, onProgress: () => void): Promise<boolean> {
+  /**
+   * One watch request; true when it delivered at least one event. Rejects on errors (410 included). With
+   * `initial`, a watch-list from no resourceVersion: the initial events are collected until the end mark
+   * (rejects with WatchListIncomplete when the stream ends before it).
+   */
+  private async watchOnce(signal: AbortSignal, onProgress: () => void, initial = false): Promise<boolean> {
     const { client, resource } = this.options;
     const timeoutSeconds = this.timeoutSeconds();
     const local = new AbortController();
@@ -213,12 +282,33 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
       timeoutSeconds * 1000 + DEFAULT_WATCH_CLIENT_GRACE_MS,
     );
     let delivered = false;
+    let collecting = initial;
+    const items: T[] = [];
+    const onEvent = (type: string, object: T): void => {
+      if (!collecting) {
+        this.handle(type, object);
+        return;
+      }
+      if (type === 'ADDED') {
+        if (this.strip) stripManagedFields(object);
+        items.push(object);
+      } else if (type === 'BOOKMARK') {
+        if (object.metadata?.annotations?.[INITIAL_EVENTS_END] !== 'true') return;
+        collecting = false;
+        this.metrics?.relists.inc({ resource: this.label });
+        this.replace(items.splice(0));
+        const rv = object.metadata.resourceVersion;
+        this.resourceVersion = rv !== undefined && rv !== '' ? rv : undefined;
+        this.initialListMode = 'watch-list';
+        this.markSynced();
+      } else this.handle(type, object); // ERROR throws; nothing else comes before the end mark
+    };
     try {
       await client.watch(
         resource,
         {
-          resourceVersion: this.resourceVersion,
-          allowWatchBookmarks: this.options.bookmarks ?? true,
+          ...(initial ? { sendInitialEvents: true } : { resourceVersion: this.resourceVersion }),
+          allowWatchBookmarks: initial ? true : (this.options.bookmarks ?? true),
           timeoutSeconds,
           labelSelector: resource.labelSelector,
           fieldSelector: resource.fieldSelector,
@@ -233,11 +323,16 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
         (type, object) => {
           delivered = true;
           onProgress();
-          this.handle(type, object as T);
+          onEvent(type, object as T);
         },
       );
     } finally {
       clearTimeout(deadline);
+    }
+    if (collecting && !isAborted(signal)) {
+      throw new WatchListIncomplete(
+        `the watch-list stream ended after ${String(items.length)} initial events without the ${INITIAL_EVENTS_END} bookmark`,
+      );
     }
     return delivered;
   }

@@ -117,6 +117,8 @@ export function checkRbac(
     ),
   ];
   const used = new Set(seen.map((a) => key(a.group, a.resource, a.verb)));
+  // A watch uses list too: a watcher's initial list is a LIST on a server without watch-list.
+  for (const a of seen) if (a.verb === 'watch') used.add(key(a.group, a.resource, 'list'));
   const granted = [...rulesOf('ClusterRole'), ...rulesOf('Role')].flatMap((r) =>
     r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => key(g, res, v)))),
   );

@@ -49,6 +49,7 @@ describe('repeated list/watch failures', () => {
       resource: { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: 'default' },
       logger,
       backoff: { initialMs: 5, maxMs: 10, jitter: 0 },
+      watchList: false, // the failures are injected into LIST
     });
     watcher.start();
     try {

@@ -64,6 +64,7 @@ describe('Watcher edge cases (scripted client, fake timers)', () => {
   it('asks for bookmarks and a timeout in 300–600 s, and resumes from the list resourceVersion', async () => {
     const { client, watchCalls } = fakeClient([]);
     const w = new Watcher({
+      watchList: false, // the paged LIST + watch path (watch-list: spec/watch/watch-list.test.ts)
       client,
       resource: { apiVersion: 'v1', kind: 'ConfigMap' },
       logger: recordingLogger(),
@@ -89,6 +90,7 @@ describe('Watcher edge cases (scripted client, fake timers)', () => {
       },
     ]);
     const w = new Watcher({
+      watchList: false, // the paged LIST + watch path (watch-list: spec/watch/watch-list.test.ts)
       client,
       resource: { apiVersion: 'v1', kind: 'ConfigMap' },
       logger: recordingLogger(),
@@ -120,6 +122,7 @@ describe('Watcher edge cases (scripted client, fake timers)', () => {
       },
     ]);
     const w = new Watcher({
+      watchList: false, // the paged LIST + watch path (watch-list: spec/watch/watch-list.test.ts)
       client,
       resource: { apiVersion: 'v1', kind: 'ConfigMap' },
       logger,
@@ -146,6 +149,7 @@ describe('Watcher edge cases (scripted client, fake timers)', () => {
     const quick = (): Promise<void> => Promise.resolve();
     const { client, watchCalls } = fakeClient([quick, quick, quick]);
     const w = new Watcher({
+      watchList: false, // the paged LIST + watch path (watch-list: spec/watch/watch-list.test.ts)
       client,
       resource: { apiVersion: 'v1', kind: 'ConfigMap' },
       logger: recordingLogger(),
@@ -174,7 +178,12 @@ describe('Watcher edge cases (scripted client, fake timers)', () => {
         });
       },
     ]);
-    const w = new Watcher({ client, resource: { apiVersion: 'v1', kind: 'ConfigMap' }, logger });
+    const w = new Watcher({
+      client,
+      resource: { apiVersion: 'v1', kind: 'ConfigMap' },
+      logger,
+      watchList: false,
+    });
     const seen: string[] = [];
     w.onEvent(() => {
       throw new Error('handler bug');

@@ -179,6 +179,7 @@ describe('Watcher against the embedded API server', () => {
       logger: silentLogger(),
       registry,
       backoff: FAST_BACKOFF,
+      watchList: false, // the failures are injected into LIST
     });
     cleanups.push(() => informer.stop());
     informer.start();
