@@ -217,6 +217,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
               client: this.client,
               watched: () => sources.informers(),
               ...(c.resource?.namespace === undefined ? {} : { namespace: c.resource.namespace }),
+              ...(c.resource?.namespaces === undefined ? {} : { namespaces: c.resource.namespaces }),
               live: c.liveReads,
               logger: this.logger,
               ...(c.cacheSyncTimeoutMs > 0 ? { syncTimeoutMs: c.cacheSyncTimeoutMs } : {}),

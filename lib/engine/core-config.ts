@@ -23,6 +23,11 @@ export interface FrameworkResource {
   plural?: string;
   /** Only this namespace. Default: all namespaces. */
   namespace?: string;
+  /**
+   * Only these namespaces (instead of `namespace`): one list and watch per namespace, one cache. Owned
+   * kinds default to the same namespaces. Default: all namespaces.
+   */
+  namespaces?: readonly string[];
   /** Only objects matching this label selector. Default: all. */
   labelSelector?: string;
   /** Only objects matching this field selector. Default: all. */
@@ -40,8 +45,10 @@ export interface OwnedResource {
   kind: string;
   /** Plural resource name. Default: found through discovery. */
   plural?: string;
-  /** Only this namespace. Default: the reconciled resource's namespace, else all. */
+  /** Only this namespace. Default: the reconciled resource's namespace(s), else all. */
   namespace?: string;
+  /** Only these namespaces, one watch each (instead of `namespace`). Default: as `namespace`. */
+  namespaces?: readonly string[];
   /** Only owned objects matching this label selector (smaller cache). Default: all. */
   labelSelector?: string;
   /**

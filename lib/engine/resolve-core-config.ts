@@ -131,6 +131,19 @@ export function resourceRef(value: unknown, field: string): FrameworkResource {
   for (const key of ['plural', 'namespace', 'labelSelector', 'fieldSelector'] as const) {
     if (value[key] !== undefined) nonEmptyString(value[key], `${field}.${key}`);
   }
+  const namespaces = value.namespaces;
+  if (namespaces !== undefined) {
+    if (value.namespace !== undefined) {
+      fail(`${field}: give namespace (one) or namespaces (several), not both`);
+    }
+    if (!Array.isArray(namespaces) || namespaces.length === 0) {
+      fail(`${field}.namespaces must be a non-empty array of namespace names, e.g. ['team-a', 'team-b']`);
+    }
+    namespaces.forEach((ns: unknown, i) => nonEmptyString(ns, `${field}.namespaces[${i}]`));
+    if (new Set(namespaces).size !== namespaces.length) {
+      fail(`${field}.namespaces names a namespace twice: ${JSON.stringify(namespaces)}`);
+    }
+  }
   return value as unknown as FrameworkResource;
 }
 

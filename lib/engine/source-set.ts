@@ -155,7 +155,10 @@ export class SourceSet<Obj extends KubernetesObject> {
     for (const owned of spec.owns) {
       const ref: InformerSource = { ...owned };
       if (owned.metadataOnly !== true) delete ref.metadataOnly;
-      if (ref.namespace === undefined && resource.namespace !== undefined) ref.namespace = resource.namespace;
+      if (ref.namespace === undefined && ref.namespaces === undefined) {
+        if (resource.namespace !== undefined) ref.namespace = resource.namespace;
+        if (resource.namespaces !== undefined) ref.namespaces = resource.namespaces;
+      }
       const informer = this.add(ref);
       const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
         for (const key of ownerKeys(obj, resource, resolved.namespaced)) {
@@ -183,6 +186,7 @@ export class SourceSet<Obj extends KubernetesObject> {
         const value = source[field];
         if (value !== undefined) ref[field] = value;
       }
+      if (source.namespaces !== undefined) ref.namespaces = source.namespaces;
       if (source.metadataOnly === true) ref.metadataOnly = true;
       const informer = this.add(ref);
       const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {

@@ -21,6 +21,8 @@ export interface WatchSource<Src extends KubernetesObject = KubernetesObject> {
   plural?: string;
   /** Only this namespace. Default: all namespaces. */
   namespace?: string;
+  /** Only these namespaces, one watch each, one cache (instead of `namespace`). Default: all namespaces. */
+  namespaces?: readonly string[];
   /** Only objects matching this label selector. Default: all. */
   labelSelector?: string;
   /** Only objects matching this field selector. Default: all. */

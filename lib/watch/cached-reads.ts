@@ -40,6 +40,11 @@ export interface CachedReadsOptions {
    * one namespace passes it, and reads of a namespaced kind elsewhere go to the API server.
    */
   namespace?: string;
+  /**
+   * Namespaces of the informers started on first read (one watch each, one store), instead of `namespace`;
+   * reads of a namespaced kind in any other namespace, or across all, go to the API server.
+   */
+  namespaces?: readonly string[];
   /** Kinds always read from the API server. Default none. */
   live?: readonly KindRef[];
   /** Where a kind that cannot be cached (RBAC forbids list/watch) is reported, once. Default: silent. */
@@ -207,6 +212,8 @@ export class CachedReads implements CacheReader {
       // A metadata-only cache cannot answer a read of whole objects.
       if (r.metadataOnly === true) continue;
       if (r.namespace !== undefined && r.namespace !== namespace) continue;
+      if (r.namespaces !== undefined && (namespace === undefined || !r.namespaces.includes(namespace)))
+        continue;
       return informer;
     }
     return undefined;
@@ -229,11 +236,14 @@ export class CachedReads implements CacheReader {
     }
     const scope = namespaced ? this.o.namespace : undefined;
     if (scope !== undefined && namespace !== scope) return undefined;
+    const scopes = namespaced ? this.o.namespaces : undefined;
+    if (scopes !== undefined && (namespace === undefined || !scopes.includes(namespace))) return undefined;
     let started = this.started.get(kind);
     if (started === undefined) {
       const source: InformerSource = { apiVersion: ref.apiVersion, kind: ref.kind };
       if (ref.plural !== undefined) source.plural = ref.plural;
       if (scope !== undefined) source.namespace = scope;
+      if (scopes !== undefined) source.namespaces = scopes;
       const informer = this.o.informers.acquire(source);
       this.follow(informer, kind);
       const entry: Started = { informer, ready: Promise.resolve(informer) };

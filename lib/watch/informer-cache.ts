@@ -14,6 +14,8 @@ import { Informer } from './informer.js';
  * @category Watch and cache
  */
 export type InformerSource = ResourceRef & {
+  /** Several namespaces, one list and watch each, one store (instead of `namespace`). */
+  namespaces?: readonly string[];
   labelSelector?: string;
   fieldSelector?: string;
   metadataOnly?: boolean;
@@ -124,7 +126,7 @@ export class InformerCache {
 }
 
 /**
- * The identity of a watch: apiVersion, kind, namespace, selectors and metadata-only.
+ * The identity of a watch: apiVersion, kind, namespace (or namespaces), selectors and metadata-only.
  * @category Watch and cache
  */
 export function informerKey(source: InformerSource): string {
@@ -132,6 +134,7 @@ export function informerKey(source: InformerSource): string {
     source.apiVersion,
     source.kind,
     source.namespace ?? '',
+    [...(source.namespaces ?? [])].sort().join(','),
     source.labelSelector ?? '',
     source.fieldSelector ?? '',
     source.metadataOnly === true ? 'metadata' : '',

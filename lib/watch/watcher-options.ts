@@ -55,10 +55,16 @@ export interface WatcherOptions<T extends KubernetesObject = KubernetesObject> {
   /** Client used for list and watch. */
   client: ObjectClient;
   /**
-   * What to watch: kind, optional namespace (default all), selectors, and `metadataOnly` (the store then
-   * holds each object's apiVersion, kind and metadata only: `PartialObjectMetadata`).
+   * What to watch: kind, optional namespace (default all) or `namespaces` (several: one list and watch per
+   * namespace, one store), selectors, and `metadataOnly` (the store then holds each object's apiVersion,
+   * kind and metadata only: `PartialObjectMetadata`).
    */
-  resource: ResourceRef & { labelSelector?: string; fieldSelector?: string; metadataOnly?: boolean };
+  resource: ResourceRef & {
+    namespaces?: readonly string[];
+    labelSelector?: string;
+    fieldSelector?: string;
+    metadataOnly?: boolean;
+  };
   /** Where errors and reconnects are logged. */
   logger: Logger;
   /** Metric set. Default: `WatcherMetrics.for(registry)` when `registry` is given, else none. */

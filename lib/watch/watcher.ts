@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { abortableSleep } from '../util/abortable-sleep.js';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ApiError, isGone } from '../kube/api-error.js';
 import type { Logger } from '../observability/logger.js';
 import { WatcherMetrics } from './metrics.js';
@@ -29,6 +30,9 @@ export type InitialListMode = 'watch-list' | 'list';
 
 /** A watch-list stream that ended before its initial-events-end bookmark. */
 class WatchListIncomplete extends Error {}
+
+/** Marks the per-namespace watchers of a watcher of several namespaces (they leave the synced gauge to it). */
+const LANE = Symbol('lane');
 
 /**
  * Keeps a {@link Store} equal to the server's state of one resource and reports every change.
@@ -62,6 +66,9 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   /** False once the server refused watch-list (or its option is off): initial lists are paged LISTs. */
   private watchListServed: boolean;
   private initialListMode: InitialListMode | undefined;
+  /** With `resource.namespaces`: one watcher per namespace, all writing this watcher's store. */
+  private readonly lanes: Watcher<T>[] = [];
+  private readonly lane: boolean;
 
   constructor(options: WatcherOptions<T>) {
     this.options = options;
@@ -74,6 +81,39 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     this.metrics?.init(this.label);
     this.random = options.random ?? Math.random;
     this.watchListServed = options.watchList !== false;
+    this.lane = (options as { [LANE]?: boolean })[LANE] === true;
+    const namespaces = options.resource.namespaces;
+    if (namespaces !== undefined) {
+      if (options.resource.namespace !== undefined) {
+        throw new InvalidConfigError(
+          `watch of ${this.label}: give namespace or namespaces, not both (namespaces: several, one watch each)`,
+        );
+      }
+      if (namespaces.length === 0 || new Set(namespaces).size !== namespaces.length) {
+        throw new InvalidConfigError(
+          `watch of ${this.label}: namespaces must be a non-empty list of distinct namespaces; got ${JSON.stringify(namespaces)}`,
+        );
+      }
+      for (const namespace of namespaces) {
+        const { namespaces: _all, ...resource } = options.resource;
+        const lane = new Watcher<T>({
+          ...options,
+          resource: { ...resource, namespace },
+          store: this.store,
+          logger: options.logger.child({ namespace }),
+          name: this.label,
+          ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
+          [LANE]: true,
+        } as WatcherOptions<T>);
+        lane.onEvent((e) => {
+          this.emit(e, false);
+        });
+        lane.onSynced(() => {
+          if (this.lanes.every((l) => l.synced)) this.markSynced();
+        });
+        this.lanes.push(lane);
+      }
+    }
   }
 
   /**
@@ -82,10 +122,13 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
    * Undefined before the first one is in.
    */
   get initialList(): InitialListMode | undefined {
-    return this.initialListMode;
+    if (this.lanes.length === 0) return this.initialListMode;
+    const modes = this.lanes.map((l) => l.initialList);
+    if (modes.includes(undefined)) return undefined;
+    return modes.includes('list') ? 'list' : 'watch-list';
   }
 
-  /** What this watcher lists and watches: kind, namespace (undefined: all) and selectors. */
+  /** What this watcher lists and watches: kind, namespace or namespaces (neither: all) and selectors. */
   get resource(): WatcherOptions<T>['resource'] {
     return this.options.resource;
   }
@@ -97,12 +140,16 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
 
   /** The last list/watch error, cleared by the next successful list or watch. */
   get lastSyncError(): Error | undefined {
+    for (const lane of this.lanes) if (lane.lastSyncError !== undefined) return lane.lastSyncError;
     return this.lastError;
   }
 
-  /** The resourceVersion the next watch resumes from (undefined: the next attempt lists). */
+  /**
+   * The resourceVersion the next watch resumes from (undefined: the next attempt lists). Of several
+   * namespaces: the first namespace's.
+   */
   get lastResourceVersion(): string | undefined {
-    return this.resourceVersion;
+    return this.lanes.length === 0 ? this.resourceVersion : this.lanes[0]?.lastResourceVersion;
   }
 
   /** Calls `handler` for every change, after the store is updated. Handler errors are logged, not fatal. */
@@ -120,12 +167,18 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   start(): void {
     if (this.loop !== undefined) return;
     this.controller = new AbortController();
+    if (this.lanes.length > 0) {
+      for (const lane of this.lanes) lane.start();
+      this.loop = Promise.resolve();
+      return;
+    }
     this.loop = this.run(this.controller.signal);
   }
 
   /** Stops: aborts the open request and resolves once nothing of this watcher runs any more. */
   async stop(): Promise<void> {
     this.controller?.abort();
+    await Promise.all(this.lanes.map((lane) => lane.stop()));
     await this.loop;
     this.loop = undefined;
   }
@@ -201,7 +254,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     this.lastError = undefined;
     if (this.syncedValue) return;
     this.syncedValue = true;
-    this.metrics?.synced.set({ resource: this.label }, 1);
+    if (!this.lane) this.metrics?.synced.set({ resource: this.label }, 1);
     this.logger.debug('cache synced', {
       objects: this.store.size,
       resourceVersion: this.resourceVersion,
@@ -259,7 +312,10 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
       this.store.set(obj);
       this.emit(old === undefined ? { type: 'ADDED', object: obj } : { type: 'MODIFIED', object: obj, old });
     }
-    for (const key of this.store.keys()) {
+    // Only this watcher's namespace: the watchers of several namespaces share one store.
+    const namespace = this.options.resource.namespace;
+    const keys = namespace === undefined ? this.store.keys() : this.store.list(namespace).map(objectKey);
+    for (const key of keys) {
       if (seen.has(key)) continue;
       const old = this.store.delete(key);
       if (old !== undefined) this.emit({ type: 'DELETED', object: old, old });
@@ -382,9 +438,11 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     if (rv !== undefined && rv !== '') this.resourceVersion = rv;
   }
 
-  private emit(event: WatchEvent<T>): void {
-    this.metrics?.events.inc({ resource: this.label, type: event.type });
-    this.metrics?.objects.set({ resource: this.label }, this.store.size);
+  private emit(event: WatchEvent<T>, count = true): void {
+    if (count) {
+      this.metrics?.events.inc({ resource: this.label, type: event.type });
+      this.metrics?.objects.set({ resource: this.label }, this.store.size);
+    }
     for (const handler of this.eventHandlers) {
       try {
         handler(event);

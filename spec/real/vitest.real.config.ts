@@ -65,6 +65,7 @@ export default defineConfig({
       'spec/watch/managed-fields.test.ts',
       'spec/watch/metadata-only.test.ts',
       'spec/watch/watch-list.test.ts',
+      'spec/watch/namespaces.test.ts',
       'spec/controller/controller.test.ts',
       'spec/controller/controller-bad-input.test.ts',
       'spec/informer-controller/*.test.ts',
