@@ -25,6 +25,7 @@ const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<Wor
   8: async () => (await import('./workloads/plan.js')).runPlan,
   9: async () => (await import('./workloads/user-idiom.js')).runUserIdiom,
   10: async () => (await import('./workloads/sharding-ring.js')).runShardingRing,
+  13: async () => (await import('./workloads/large-caches.js')).runLargeCaches,
 };
 
 /** The machine a run happened on, for the report. */
