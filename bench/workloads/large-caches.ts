@@ -80,10 +80,11 @@ async function allocatedBytes(client: ObjectClient): Promise<number> {
 
 function apiServerPid(url: string): number {
   const port = new URL(url).port;
-  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  // The process itself (comm kube-apiserver), not its supervising shell whose arguments name it too.
+  const out = execFileSync('ps', ['-eo', 'pid,comm,args'], { encoding: 'utf8' });
   const line = out
     .split('\n')
-    .find((l) => l.includes('kube-apiserver') && l.includes(`--secure-port=${port}`));
+    .find((l) => l.trim().split(/\s+/)[1] === 'kube-apiserver' && l.includes(`--secure-port=${port}`));
   if (line === undefined) throw new Error(`no kube-apiserver process with --secure-port=${port}`);
   return Number(line.trim().split(/\s+/)[0]);
 }
