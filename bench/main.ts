@@ -26,6 +26,8 @@ const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<Wor
   9: async () => (await import('./workloads/user-idiom.js')).runUserIdiom,
   10: async () => (await import('./workloads/sharding-ring.js')).runShardingRing,
   13: async () => (await import('./workloads/large-caches.js')).runLargeCaches,
+  14: async () => (await import('./workloads/priority-queue.js')).runPriorityQueue,
+  15: async () => (await import('./workloads/field-index.js')).runFieldIndex,
 };
 
 /** The machine a run happened on, for the report. */

@@ -164,6 +164,7 @@ export {
   type WatcherOptions,
 } from './watch/watcher-options.js';
 export { Watcher } from './watch/watcher.js';
+export { IndexNotFoundError, type IndexFunc } from './watch/field-index.js';
 export {
   Informer,
   CacheSyncTimeoutError,
@@ -306,7 +307,8 @@ export {
 } from './engine/retry-policy.js';
 export { TerminalError, isTerminalError } from './engine/terminal-error.js';
 export { predicates, type Predicate, type SourceEvent } from './engine/predicates.js';
-export { mappedKeys, type WatchSource, type MappedKey } from './engine/watch-source.js';
+export { mappedKeys, type WatchSource, type MappedKey, type MapContext } from './engine/watch-source.js';
+export type { FieldIndexSpec } from './engine/core-config.js';
 
 export { InformerCache, type InformerCacheOptions, type InformerSource } from './watch/informer-cache.js';
 

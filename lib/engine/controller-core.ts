@@ -46,6 +46,8 @@ import type { PassBody } from './pass-body.js';
 import { PassRunner, type FinalizerOps, type ReconcileOutcome } from './pass-runner.js';
 import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
 import type { ResolvedCoreConfig } from './resolve-core-config.js';
+import type { FieldIndexSpec } from './core-config.js';
+import type { IndexFunc } from '../watch/field-index.js';
 import { startRefusedByPlan } from './plan-loading.js';
 import { retryWithHints } from './retry-with-hints.js';
 import { SourceSet, type FeedHandlers, type SourceHandlers } from './source-set.js';
@@ -134,6 +136,9 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   /** Why each waiting key was enqueued (noted only while `history` is set). */
   private readonly triggers = new TriggerLedger();
   private resyncTimer: NodeJS.Timeout | undefined;
+  /** Field indexes added with `indexField` (registered again when a host's cache replaces ours). */
+  private readonly addedIndexes: FieldIndexSpec[] = [];
+  private informerCacheInUse: InformerCache | undefined;
   private startPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
   private isSynced = false;
@@ -207,6 +212,10 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
           keepManagedFields: c.keepManagedFields,
           watchList: c.watchList,
         });
+      for (const spec of [...c.indexes, ...this.addedIndexes]) {
+        informers.indexField({ apiVersion: spec.apiVersion, kind: spec.kind }, spec.name, spec.fn);
+      }
+      this.informerCacheInUse = informers;
       const sources = new SourceSet<Obj>(this.logger, informers);
       this.sources = sources;
       this.reads =
@@ -376,6 +385,26 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       );
     }
     return this.sources.attach(feed, h);
+  }
+
+  /**
+   * Adds field index `name` to the shared cache of `kind` (controller-runtime's `IndexField`); see
+   * `InformerCache.indexField`. Call it before `start()` so that mappers and the first passes can use it
+   * (later works too: the index is built from what is cached).
+   */
+  indexField<T extends KubernetesObject = KubernetesObject>(
+    kind: { apiVersion: string; kind: string },
+    name: string,
+    fn: IndexFunc<T>,
+  ): void {
+    const informers = this.informerCacheInUse;
+    if (informers === undefined) {
+      throw new InvalidConfigError(
+        `${this.noun} ${this.config.name}: field indexes need an API connection: pass kubeConfig (or set KUBECONFIG)`,
+      );
+    }
+    informers.indexField(kind, name, fn);
+    this.addedIndexes.push({ apiVersion: kind.apiVersion, kind: kind.kind, name, fn: fn as IndexFunc });
   }
 
   /** Runs a pass for `key` (deduplicated while it waits; never two at once). */

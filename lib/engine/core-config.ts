@@ -1,6 +1,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { HealthCheck } from '../observability/health-server.js';
 import type { InformerCache } from '../watch/informer-cache.js';
+import type { IndexFunc } from '../watch/field-index.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { WorkQueueOrder } from '../queue/priority.js';
 import type { Registry } from 'prom-client';
@@ -124,6 +125,13 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
    * `Watches`). Default none.
    */
   watches?: readonly WatchSource[];
+  /**
+   * Field indexes on the shared cache (controller-runtime's `IndexField`), registered before the watches
+   * start: `{ apiVersion, kind, name, fn }`, `fn` giving the values an object is found under. Read them with
+   * `cache(kind)?.byIndex(name, value)` (in a pass through `cacheKey`, in a `watches` mapper through its
+   * context) or `client.list(ref, { matchingFields: { [name]: value } })`. Default none.
+   */
+  indexes?: readonly FieldIndexSpec[];
   /** Filters the reconciled kind's watch events (`predicates.generationChanged()`, …). Default none. */
   predicates?: readonly Predicate<Obj>[];
   /** Concurrent reconciles (never two on one key). Default 1. */
@@ -232,4 +240,19 @@ export interface DebugPageOptions {
    * Default none: a web page on another name that resolves to 127.0.0.1 (DNS rebinding) is refused.
    */
   allowedHosts?: readonly string[];
+}
+
+/**
+ * A field index to register on the shared cache (see `CoreConfig.indexes` and `indexField`).
+ * @category Engine: Framework and ControllerCore
+ */
+export interface FieldIndexSpec<T extends KubernetesObject = KubernetesObject> {
+  /** `group/version` of the indexed kind. */
+  apiVersion: string;
+  /** The indexed kind, e.g. `Website`. */
+  kind: string;
+  /** Index name, e.g. `spec.secretName`. */
+  name: string;
+  /** The values an object is found under (an empty array or undefined: not indexed). */
+  fn: IndexFunc<T>;
 }

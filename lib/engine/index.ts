@@ -50,7 +50,8 @@ export {
 } from './retry-policy.js';
 export { TerminalError, isTerminalError } from './terminal-error.js';
 export { predicates, type Predicate, type SourceEvent } from './predicates.js';
-export { mappedKeys, type WatchSource, type MappedKey } from './watch-source.js';
+export { mappedKeys, type WatchSource, type MappedKey, type MapContext } from './watch-source.js';
+export type { FieldIndexSpec } from './core-config.js';
 export { groupKind } from './source-set.js';
 export type { SharedResources } from './controller-core.js';
 export {

@@ -33,6 +33,7 @@ import type {
   FrameworkResource,
   LeaderElectionOptions,
   OwnedResource,
+  FieldIndexSpec,
 } from './core-config.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { Predicate } from './predicates.js';
@@ -49,6 +50,7 @@ export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObj
   crd: KubernetesObject | undefined;
   owns: readonly OwnedResource[];
   watches: readonly WatchSource[];
+  indexes: readonly FieldIndexSpec[];
   predicates: readonly Predicate<Obj>[];
   workers: number;
   minReconcileIntervalMs: number;
@@ -373,6 +375,7 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     crd,
     owns,
     watches: watchSources(c.watches),
+    indexes: indexSpecs(c.indexes),
     predicates: predicateList(c.predicates, 'config.predicates') as readonly Predicate<Obj>[],
     workers,
     minReconcileIntervalMs: duration(
@@ -491,4 +494,27 @@ function watchSources(value: unknown): readonly WatchSource[] {
     flag(s.metadataOnly, `${field}.metadataOnly`, false);
     return source as WatchSource;
   });
+}
+
+/** `config.indexes`, checked: each `{ apiVersion, kind, name, fn }`. */
+function indexSpecs(raw: unknown): readonly FieldIndexSpec[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) fail('config.indexes must be an array of { apiVersion, kind, name, fn }');
+  return Object.freeze(
+    raw.map((entry: unknown, i): FieldIndexSpec => {
+      if (!isObject(entry)) fail(`config.indexes[${i}] must be { apiVersion, kind, name, fn }`);
+      const { apiVersion, kind, name, fn } = entry as Partial<FieldIndexSpec>;
+      if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
+        fail(
+          `config.indexes[${i}] needs apiVersion and kind, e.g. { apiVersion: 'v1', kind: 'Secret', name, fn }`,
+        );
+      }
+      if (typeof name !== 'string' || name === '')
+        fail(`config.indexes[${i}].name must be a non-empty string`);
+      if (typeof fn !== 'function') {
+        fail(`config.indexes[${i}].fn must be a function (obj) => string[] (the values obj is found under)`);
+      }
+      return { apiVersion, kind, name, fn };
+    }),
+  );
 }

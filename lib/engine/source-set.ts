@@ -9,7 +9,7 @@ import { ownerKeys } from './owner-keys.js';
 import type { Predicate, SourceEvent } from './predicates.js';
 import { resolveServedKind } from './resolve-served-kind.js';
 import { retryWithHints } from './retry-with-hints.js';
-import { mappedKeys, type WatchSource } from './watch-source.js';
+import { mappedKeys, type MapContext, type WatchSource } from './watch-source.js';
 
 /** Longest timer Node accepts (a larger one fires at once); "wait forever" is capped to it. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -178,6 +178,7 @@ export class SourceSet<Obj extends KubernetesObject> {
         },
       });
     }
+    const mapContext: MapContext = { cache: (kind, apiVersion) => this.cache(kind, apiVersion) };
     for (const source of spec.watches) {
       const name = `${source.kind} (${source.apiVersion})`;
       const sourcePasses = filter(source.predicates ?? [], name, handlers);
@@ -192,7 +193,7 @@ export class SourceSet<Obj extends KubernetesObject> {
       const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
         let keys: string[] | string;
         try {
-          keys = mappedKeys(source.map(obj));
+          keys = mappedKeys(source.map(obj, mapContext));
         } catch (err) {
           handlers.sourceError(name, err);
           return;

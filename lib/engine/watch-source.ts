@@ -1,4 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Store } from '../watch/store.js';
 import type { Predicate } from './predicates.js';
 
 /**
@@ -6,6 +7,19 @@ import type { Predicate } from './predicates.js';
  * @category Engine: Framework and ControllerCore
  */
 export type MappedKey = string | { namespace?: string; name: string };
+
+/**
+ * What a `watches` mapper can read besides the changed object.
+ * @category Engine: Framework and ControllerCore
+ */
+export interface MapContext {
+  /**
+   * The controller's cache of a watched kind (the reconciled kind, `owns`, `watches`), as `cacheKey` gives
+   * it in a pass: `cache('Website')?.byIndex('spec.secretName', secret.metadata.name)` finds the primaries
+   * referencing a Secret through a field index (`indexField`) without scanning.
+   */
+  cache(kind: string, apiVersion?: string): Store | undefined;
+}
 
 /**
  * Objects of any kind whose changes reconcile primaries through a mapper (controller-runtime's
@@ -37,7 +51,7 @@ export interface WatchSource<Src extends KubernetesObject = KubernetesObject> {
    * Returning anything but an array of keys, or throwing, is logged and counted; the event is dropped.
    * Required.
    */
-  map(obj: Src): readonly MappedKey[];
+  map(obj: Src, context: MapContext): readonly MappedKey[];
   /** Filters this source's events before mapping. Default none. */
   predicates?: readonly Predicate<Src>[];
 }

@@ -2,6 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { startRefusedByPlan } from '../engine/plan-loading.js';
 import type { Registry } from 'prom-client';
 import { ControllerCore } from '../engine/controller-core.js';
+import type { IndexFunc } from '../watch/field-index.js';
 import type { PassBody } from '../engine/pass-body.js';
 import type { ResolvedCoreConfig } from '../engine/resolve-core-config.js';
 import type { ObjectClient } from '../kube/object-client.js';
@@ -74,6 +75,21 @@ export abstract class FrontEnd<
    */
   cache(kind: string, apiVersion?: string): Store | undefined {
     return this.core.cache(kind, apiVersion);
+  }
+
+  /**
+   * Adds field index `name` on the shared cache of `kind` (controller-runtime's `IndexField`): `fn` gives
+   * the values each object is found under. Read by it with `cache(kind)?.byIndex(name, value)` (also in
+   * a `watches` mapper's context and through `cacheKey` in a pass) or with the pass client's
+   * `list(ref, { matchingFields: { [name]: value } })`. Call before `start()`; the `indexes` option does
+   * the same in the configuration.
+   */
+  indexField<T extends KubernetesObject = KubernetesObject>(
+    kind: { apiVersion: string; kind: string },
+    name: string,
+    fn: IndexFunc<T>,
+  ): void {
+    this.core.indexField(kind, name, fn);
   }
 
   /** Runs a pass for `key` (`namespace/name`): a manual trigger, e.g. from an external system's webhook. */

@@ -88,6 +88,13 @@ export interface ListOptions {
    * back to the listed kind, no spec, data or status). Always asked of the API server. Default false.
    */
   metadataOnly?: boolean;
+  /**
+   * Only objects indexed under these values (controller-runtime's `MatchingFields`): `{ [index]: value }`,
+   * answered from a field index of the cache (`indexField`) in time proportional to the matches. Served by
+   * the client of a reconcile context; a client without a cache (or a `live` list) sends them as field
+   * selector terms `index=value`, which the API server accepts only for the fields it supports.
+   */
+  matchingFields?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -397,7 +404,7 @@ export class ObjectClient {
     const path = await this.path(ref);
     const query = {
       labelSelector: opts.labelSelector,
-      fieldSelector: opts.fieldSelector,
+      fieldSelector: withMatchingFields(opts.fieldSelector, opts.matchingFields),
       limit: opts.limit,
       continue: opts.continue,
       resourceVersion: opts.resourceVersion,
@@ -648,4 +655,15 @@ function refOf(obj: KubernetesObject): ObjectRef {
   const ref: ObjectRef = { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name };
   if (obj.metadata.namespace !== undefined) ref.namespace = obj.metadata.namespace;
   return ref;
+}
+
+/** A field selector with `matchingFields` added as `name=value` terms (a list the cache did not answer). */
+function withMatchingFields(
+  selector: string | undefined,
+  fields: Readonly<Record<string, string>> | undefined,
+): string | undefined {
+  if (fields === undefined) return selector;
+  const terms = Object.entries(fields).map(([name, value]) => `${name}=${value}`);
+  if (selector !== undefined && selector.trim() !== '') terms.unshift(selector);
+  return terms.length === 0 ? selector : terms.join(',');
 }

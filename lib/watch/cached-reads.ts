@@ -11,6 +11,7 @@ import type { InformerCache, InformerSource } from './informer-cache.js';
 import { labelSelectorMatcher } from './label-selector-match.js';
 import { OwnWrites } from './own-writes.js';
 import { objectKey } from './store.js';
+import { IndexNotFoundError } from './field-index.js';
 
 /**
  * A kind, by API version and name.
@@ -129,22 +130,26 @@ export class CachedReads implements CacheReader {
     const informer = await this.informerFor(ref, namespace, namespaced, opts.signal);
     if (informer === undefined) return undefined;
     const kind = kindId(ref.apiVersion, ref.kind);
+    const indexed =
+      opts.matchingFields === undefined ? undefined : byIndexes(informer, ref.kind, opts.matchingFields);
     const matches = (obj: KubernetesObject): boolean =>
       (namespace === undefined || obj.metadata?.namespace === namespace) &&
       labels(obj.metadata?.labels) &&
       fields(obj);
     const pending = new Set(this.own.keysOf(kind));
     const items: KubernetesObject[] = [];
-    for (const obj of informer.store.list(namespace)) {
+    for (const obj of indexed?.candidates ?? informer.store.list(namespace)) {
       const key = objectKey(obj);
       const seen = pending.has(key) ? this.own.resolve(kind, key, obj) : obj;
       pending.delete(key);
-      if (seen !== undefined && matches(seen)) items.push(copyObject(seen));
+      if (seen !== undefined && matches(seen) && (seen === obj || (indexed?.test(seen) ?? true))) {
+        items.push(copyObject(seen));
+      }
     }
-    // Our own creates the cache does not show yet.
+    // Our own creates (and writes of objects the index does not hold yet) the cache does not show yet.
     for (const key of pending) {
       const seen = this.own.resolve(kind, key, informer.store.get(key));
-      if (seen !== undefined && matches(seen)) items.push(copyObject(seen));
+      if (seen !== undefined && matches(seen) && (indexed?.test(seen) ?? true)) items.push(copyObject(seen));
     }
     return { items, metadata: { resourceVersion: informer.watcher.lastResourceVersion ?? '' } };
   }
@@ -323,6 +328,33 @@ export class CachedReads implements CacheReader {
       informer.off('delete', deleted);
     });
   }
+}
+
+/**
+ * The objects a `matchingFields` list can match (the smallest index set's), and a test of the others for a
+ * changed object of our own. Throws {@link IndexNotFoundError} for an index the kind's cache lacks.
+ */
+function byIndexes(
+  informer: Informer,
+  kind: string,
+  fields: Readonly<Record<string, string>>,
+): { candidates: KubernetesObject[]; test: (obj: KubernetesObject) => boolean } {
+  const terms = Object.entries(fields);
+  const store = informer.store;
+  for (const [name] of terms) if (!store.hasIndex(name)) throw new IndexNotFoundError(name, kind);
+  let candidates: KubernetesObject[] | undefined;
+  for (const [name, value] of terms) {
+    const found = store.byIndex(name, value);
+    if (candidates === undefined || found.length < candidates.length) candidates = found;
+  }
+  const sets = terms.map(([name, value]) => new Set(store.byIndex(name, value).map(objectKey)));
+  const inAll = (obj: KubernetesObject): boolean => sets.every((set) => set.has(objectKey(obj)));
+  return {
+    candidates: (candidates ?? store.list()).filter(inAll),
+    // An object of our own write is tested against the index functions' view through the store: only
+    // objects the index holds under every value count.
+    test: inAll,
+  };
 }
 
 function kindId(apiVersion: string, kind: string): string {

@@ -6,6 +6,7 @@ import type { ResourceRef } from '../kube/resource-ref.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger-silent.js';
 import { Informer } from './informer.js';
+import { checkIndexFunc, checkIndexName, type IndexFunc } from './field-index.js';
 
 /**
  * What to watch through an {@link InformerCache}. With `metadataOnly` the informer lists and watches
@@ -56,6 +57,8 @@ export class InformerCache {
   private readonly o: InformerCacheOptions;
   private readonly entries = new Map<string, Entry>();
   private readonly keys = new WeakMap<Informer, string>();
+  /** Field indexes per group and kind (`indexField`), applied to every informer of that kind. */
+  private readonly indexes = new Map<string, Map<string, IndexFunc>>();
 
   constructor(options: InformerCacheOptions) {
     const client: unknown = (options as Partial<InformerCacheOptions> | null | undefined)?.client;
@@ -98,10 +101,52 @@ export class InformerCache {
       entry = { informer, users: 0 };
       this.entries.set(key, entry);
       this.keys.set(informer, key);
+      for (const [name, fn] of this.indexes.get(groupKindOf(source)) ?? []) {
+        informer.store.addIndex(name, fn, source.kind);
+      }
       informer.start();
     }
     entry.users += 1;
     return entry.informer as unknown as Informer<T>;
+  }
+
+  /**
+   * Adds field index `name` to the cache of `kind` (controller-runtime's `IndexField`): every informer of
+   * that group and kind — running now or started later, any namespace or selector — indexes its objects by
+   * `fn`, and reads find them by value in time proportional to the matches: `store.byIndex(name, value)`,
+   * or `client.list(ref, { matchingFields: { [name]: value } })` with the client of a reconcile context.
+   * The same function again is a no-op; another function under a taken name is refused.
+   */
+  indexField<T extends KubernetesObject = KubernetesObject>(
+    kind: { apiVersion: string; kind: string },
+    name: string,
+    fn: IndexFunc<T>,
+  ): void {
+    if (
+      typeof kind !== 'object' ||
+      typeof kind.apiVersion !== 'string' ||
+      typeof kind.kind !== 'string' ||
+      kind.kind === ''
+    ) {
+      throw new InvalidConfigError(
+        "indexField(kind, name, fn): kind must be { apiVersion, kind }, e.g. { apiVersion: 'v1', kind: 'Secret' }",
+      );
+    }
+    checkIndexName(name);
+    checkIndexFunc(fn, name);
+    const gk = groupKindOf(kind);
+    const known = this.indexes.get(gk) ?? new Map<string, IndexFunc>();
+    const existing = known.get(name);
+    if (existing !== undefined && existing !== fn) {
+      throw new InvalidConfigError(
+        `field index "${name}" on ${kind.kind} is already registered with another function: give this one another name`,
+      );
+    }
+    for (const { informer } of this.entries.values()) {
+      if (groupKindOf(informer.source) === gk) informer.store.addIndex(name, fn as IndexFunc, kind.kind);
+    }
+    known.set(name, fn as IndexFunc);
+    this.indexes.set(gk, known);
   }
 
   /** Returns an informer from {@link acquire}; the last release stops its watch. */
@@ -139,4 +184,10 @@ export function informerKey(source: InformerSource): string {
     source.fieldSelector ?? '',
     source.metadataOnly === true ? 'metadata' : '',
   ].join('\u0000');
+}
+
+/** Group and kind of a source (versions share one index registration). */
+function groupKindOf(ref: { apiVersion: string; kind: string }): string {
+  const slash = ref.apiVersion.lastIndexOf('/');
+  return `${slash < 0 ? '' : ref.apiVersion.slice(0, slash)}/${ref.kind}`;
 }

@@ -1,4 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { FieldIndexes, IndexNotFoundError, type IndexFunc } from './field-index.js';
 
 /**
  * Cache key of an object: `namespace/name`, or `name` for cluster-scoped objects (client-go's format).
@@ -29,6 +30,8 @@ export function splitObjectKey(key: string): { namespace?: string; name: string 
 export class Store<T extends KubernetesObject = KubernetesObject> {
   private readonly objects = new Map<string, T>();
   private readonly owners = new Map<string, Set<string>>();
+  /** Field indexes (`addIndex`), created on first use. */
+  private fields: FieldIndexes<T> | undefined;
 
   /** The object stored under `key`, if any. */
   get(key: string): T | undefined {
@@ -68,6 +71,39 @@ export class Store<T extends KubernetesObject = KubernetesObject> {
     return found;
   }
 
+  /**
+   * Adds field index `name` (controller-runtime's `IndexField`): `fn` gives the values each object is found
+   * under, kept up to date on every change; objects stored now are indexed at once. Usually registered
+   * through `indexField` on the controller, the Operator or the InformerCache rather than here.
+   */
+  addIndex(name: string, fn: IndexFunc<T>, kind = 'this kind'): void {
+    this.fields ??= new FieldIndexes<T>(kind);
+    this.fields.add(name, fn, this.objects);
+  }
+
+  /** Whether field index `name` is registered. */
+  hasIndex(name: string): boolean {
+    return this.fields?.has(name) ?? false;
+  }
+
+  /**
+   * Stored objects indexed under `value` in field index `name` (controller-runtime's `MatchingFields`),
+   * optionally only those of `namespace`. Costs the number of matches, not the size of the store. Throws
+   * {@link IndexNotFoundError} when no such index is registered.
+   */
+  byIndex(name: string, value: string, namespace?: string): T[] {
+    const keys = this.fields?.keys(name, value);
+    if (keys === undefined) throw new IndexNotFoundError(name, this.fields?.kind ?? 'this kind');
+    const found: T[] = [];
+    for (const key of keys) {
+      const obj = this.objects.get(key);
+      if (obj === undefined) continue;
+      if (namespace !== undefined && (obj.metadata?.namespace ?? '') !== namespace) continue;
+      found.push(obj);
+    }
+    return found;
+  }
+
   /** Stores `obj`, returning the previous object under its key. */
   set(obj: T): T | undefined {
     const key = objectKey(obj);
@@ -82,6 +118,7 @@ export class Store<T extends KubernetesObject = KubernetesObject> {
       }
       keys.add(key);
     }
+    this.fields?.set(key, obj);
     return old;
   }
 
@@ -91,6 +128,7 @@ export class Store<T extends KubernetesObject = KubernetesObject> {
     if (old === undefined) return undefined;
     this.unindex(key, old);
     this.objects.delete(key);
+    this.fields?.delete(key);
     return old;
   }
 
