@@ -18,7 +18,7 @@ export interface MapContext {
    * it in a pass: `cache('Website')?.byIndex('spec.secretName', secret.metadata.name)` finds the primaries
    * referencing a Secret through a field index (`indexField`) without scanning.
    */
-  cache(kind: string, apiVersion?: string): Store | undefined;
+  readonly cache: (kind: string, apiVersion?: string) => Store | undefined;
 }
 
 /**

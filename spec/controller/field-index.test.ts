@@ -165,7 +165,7 @@ describe('field indexes (embedded API server, 10,000 objects)', () => {
       informers.indexField<Widget>({ apiVersion: API_VERSION, kind: 'Widget' }, 'spec.secretName', () => []);
     }).toThrow(InvalidConfigError);
     expect(() => {
-      informers.indexField({ apiVersion: API_VERSION, kind: 'Widget' }, '', secretOf as never);
+      informers.indexField({ apiVersion: API_VERSION, kind: 'Widget' }, '', secretOf);
     }).toThrow(/non-empty string/);
     expect(() => {
       informers.indexField({ apiVersion: API_VERSION, kind: 'Widget' }, 'x', 'nope' as never);
