@@ -238,7 +238,10 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     } catch (e) {
       if (isAborted(signal)) throw e;
       const refused = e instanceof ApiError && (e.code === 400 || e.code === 422);
-      if (!refused && !(e instanceof WatchListIncomplete)) throw e;
+      // 410 before the end mark: the server ended the stream while it still held initial events (the
+      // embedded server ends a watch whose queued bytes pass its per-watch buffer, which a large initial
+      // list does) — streaming again would end the same way, so list in pages instead.
+      if (!refused && !isGone(e) && !(e instanceof WatchListIncomplete)) throw e;
       this.watchListServed = false;
       this.logger.info('the API server does not stream initial lists (watch-list); listing instead', {
         reason: e.message,
