@@ -244,7 +244,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
       if (!refused && !isGone(e) && !(e instanceof WatchListIncomplete)) throw e;
       this.watchListServed = false;
       this.logger.info('the API server does not stream initial lists (watch-list); listing instead', {
-        reason: e.message,
+        reason: e instanceof Error ? e.message : String(e),
       });
       await this.relist(signal);
       this.failures.recovered();
