@@ -124,7 +124,7 @@ it('shows an object queued, then reconciled; a failing one with its error and re
     },
     { timeoutMs: 30_000 },
   );
-  expect(queued.state).toMatch(/^queued ← (watch add|finalizer|watch update)$/);
+  expect(queued.state).toMatch(/^queued \(priority (0|-100)\) ← (watch add|finalizer|watch update)$/);
   const reconciled = await waitFor(
     async () => {
       const r = await row('shop/hello');
