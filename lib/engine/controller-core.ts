@@ -582,10 +582,11 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
           }
         }
         this.note(key, old === undefined ? TRIGGERS.add : TRIGGERS.update);
-        // The first list, and an update that changed nothing (a relist), is background work.
-        const unchanged =
-          old !== undefined && old.metadata?.resourceVersion === obj.metadata?.resourceVersion;
-        this.pool.add(key, initial || unchanged ? LOW_PRIORITY : DEFAULT_PRIORITY);
+        // The first list, an update that changed nothing (a relist) and one that changed only the status
+        // (the operator's own status write, most often: its no-op pass must not run ahead of objects not yet
+        // reconciled once) is background work; a new object or a spec/metadata change is a user's.
+        const background = initial || (old !== undefined && !freshChange(old, obj));
+        this.pool.add(key, background ? LOW_PRIORITY : DEFAULT_PRIORITY);
       },
       deleted: (key, obj) => {
         this.throttledUntil.delete(key);

@@ -143,7 +143,8 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
   minReconcileIntervalMs?: number;
   /**
    * Order of the work queue. `'priority'` (default): keys from changes users make — watch events of the
-   * reconciled object and its children after the initial list, `enqueue(key)` — run ahead of the initial
+   * reconciled object (but not status-only updates) and its children after the initial list,
+   * `enqueue(key)` — run ahead of the initial
    * list, a new leadership term's keys, resyncs and retries after backoffs of 1 s or more; one pass in four
    * goes to the longest-waiting key, so nothing waits unboundedly (docs/work-queue.md). `'fifo'`: client-go's
    * order, every key in turn.
