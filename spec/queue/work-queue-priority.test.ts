@@ -264,3 +264,121 @@ describe('WorkQueue aging: no starvation', () => {
     }
   });
 });
+
+describe('WorkQueue aging: the bound as a property', () => {
+  /** Small deterministic PRNG (mulberry32) so a failing seed can be replayed. */
+  function prng(seed: number): (n: number) => number {
+    let a = seed >>> 0;
+    return (n) => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+    };
+  }
+
+  async function settle(): Promise<void> {
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  }
+
+  /**
+   * Random adds at random priorities (raising waiting keys, re-adding running ones), delayed and
+   * rate-limited adds firing as time passes, and 1–4 workers taking keys with tryGet or waiting in get.
+   * Seen from outside only: a key has entered the queue when it waits (it has a priority) and no worker
+   * holds it; then at most len() − 1 keys are ahead of it (exactly len() − 1 when it entered alone), so it
+   * must be handed out within len() × agingEvery hand-outs. Also checked: no key is handed out while a
+   * worker holds it, and every key added after its last hand-out is handed out again.
+   */
+  it.each(Array.from({ length: 12 }, (_, i) => i + 1))('seed %i', async (seed) => {
+    vi.useFakeTimers({ now: 0 });
+    const rand = prng(seed);
+    const agingEvery = 2 + rand(5);
+    const delays = [0, 1, 3, 8, 1_000, 2_500];
+    const q = new WorkQueue({
+      name: `prop${seed}`,
+      agingEvery,
+      rateLimiter: {
+        when: () => delays[rand(delays.length)]!,
+        forget: () => undefined,
+        numRequeues: () => 0,
+      },
+    });
+    const keys = Array.from({ length: 30 }, (_, i) => `k${i}`);
+    const workers: ({ state: 'idle' } | { state: 'waiting' } | { state: 'busy'; key: string })[] = Array.from(
+      { length: 1 + rand(4) },
+      () => ({ state: 'idle' }),
+    );
+    const held = new Set<string>();
+    const deadline = new Map<string, number>();
+    const addedSinceRun = new Set<string>();
+    const late: string[] = [];
+    let handOuts = 0;
+    let waiterHandOuts: { worker: number; key: string | undefined }[] = [];
+    const queuedNow = (): Set<string> =>
+      new Set(keys.filter((k) => q.priorityOf(k) !== undefined && !held.has(k)));
+    const handOut = (worker: number, key: string): void => {
+      handOuts += 1;
+      expect(held.has(key)).toBe(false);
+      const limit = deadline.get(key);
+      if (limit !== undefined && handOuts > limit) late.push(`${key}: hand-out ${handOuts} > ${limit}`);
+      deadline.delete(key);
+      held.add(key);
+      addedSinceRun.delete(key);
+      workers[worker] = { state: 'busy', key };
+    };
+    let before = queuedNow();
+    for (let step = 0; step < 2_500; step++) {
+      const op = rand(20);
+      const key = keys[rand(keys.length)]!;
+      const priority = [LOW_PRIORITY, DEFAULT_PRIORITY, 10][rand(3)]!;
+      if (op < 7) {
+        q.add(key, priority);
+        addedSinceRun.add(key);
+      } else if (op < 9) {
+        q.addAfter(key, delays[rand(delays.length)]!, rand(2) === 0 ? undefined : priority);
+        addedSinceRun.add(key);
+      } else if (op < 10) {
+        q.addRateLimited(key);
+        addedSinceRun.add(key);
+      } else if (op < 15) {
+        const w = rand(workers.length);
+        const worker = workers[w]!;
+        if (worker.state === 'idle') {
+          const got = q.tryGet();
+          if (got !== undefined) handOut(w, got);
+          else {
+            workers[w] = { state: 'waiting' };
+            void q.get().then((k) => waiterHandOuts.push({ worker: w, key: k }));
+          }
+        } else if (worker.state === 'busy') {
+          held.delete(worker.key);
+          q.done(worker.key);
+          workers[w] = { state: 'idle' };
+        }
+      } else {
+        await vi.advanceTimersByTimeAsync(1 + rand(rand(10) === 0 ? 3_000 : 4));
+      }
+      await settle();
+      // A waiting get takes a key only while nothing is queued: those hand-outs came first.
+      for (const { worker, key: got } of waiterHandOuts) {
+        if (got === undefined) throw new Error('get resolved undefined before shutdown');
+        handOut(worker, got);
+      }
+      waiterHandOuts = [];
+      const now = queuedNow();
+      for (const k of now) {
+        if (!before.has(k)) deadline.set(k, handOuts + q.len() * agingEvery);
+      }
+      expect(q.len()).toBe(now.size);
+      before = now;
+    }
+    expect(late).toEqual([]);
+    // Everything added since its last run is still waiting or due (no lost change).
+    for (const k of addedSinceRun) {
+      expect(q.priorityOf(k) !== undefined || q.dueAt(k) !== undefined || held.has(k)).toBe(true);
+    }
+    q.shutDown();
+    await settle();
+  });
+});
