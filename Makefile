@@ -121,10 +121,12 @@ $(DEMO_JS): $(NPM_STAMP) tsconfig.json tsconfig.build.json $(shell find lib exam
 demo: $(DEMO_JS)
 	@node $(DEMO_JS) $(if $(KEEP),--keep)
 
-# The example's generated manifests (reconcilekit generate): refresh after changing what the operator
-# watches, owns or writes; spec/cli/generate-cli.test.ts fails while they are stale.
+# The examples' generated manifests (reconcilekit generate): refresh after changing a kind or what the
+# operator watches, owns or writes; spec/cli/generate-cli.test.ts fails while they are stale.
 manifests: build
 	node bin/reconcilekit.js generate all dist/examples/website-operator/main.js --out examples/website-operator/deploy --namespace website-operator --leader-election --image ghcr.io/reconcilekit/website-operator:0.1.0
+	node bin/reconcilekit.js generate crd dist/examples/greeting-operator/greeting.js --out examples/greeting-operator
+	node bin/reconcilekit.js generate crd dist/examples/phases-operator/note.js --out examples/phases-operator
 
 # API reference from the doc comments of the three entry points, into docs/api/ (not committed).
 docs: install

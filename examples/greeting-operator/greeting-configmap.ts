@@ -1,12 +1,8 @@
 /* eslint-disable @typescript-eslint/no-misused-spread -- client-node models are plain-data classes. */
 // The CRUD resource of docs/getting-started.md: one ConfigMap per Greeting, holding its message.
-import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import { clientKey, isNotFound, Patch, type CRUDResourceOps, type ReconcileContext } from 'reconcilekit';
-
-/** The custom resource: `spec.message` is what the ConfigMap should say. */
-export interface Greeting extends KubernetesObject {
-  spec: { message: string };
-}
+import type { Greeting } from './greeting.js';
 
 type State = V1ConfigMap | undefined;
 
@@ -17,7 +13,7 @@ function client(ctx: ReconcileContext) {
 }
 
 function ref(greeting: Greeting) {
-  const { name = '', namespace = 'default' } = greeting.metadata ?? {};
+  const { name = '', namespace = 'default' } = greeting.metadata;
   return { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace, name: `${name}-greeting` };
 }
 

@@ -4,7 +4,7 @@
 // Deleting a Note removes its file first (the engine holds a finalizer while `hooks.delete` runs).
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import {
   Controller,
   StdK8sReconciler,
@@ -16,8 +16,7 @@ import {
   type K8sPhaseReconciler,
   type ReconcileContext,
 } from 'reconcilekit';
-
-type Note = KubernetesObject & { spec: { text: string } };
+import { Note } from './note.js';
 
 const NOTES_DIR = process.env.NOTES_DIR ?? '/tmp/notes';
 const FIELD_MANAGER = 'phases-operator';
@@ -29,7 +28,7 @@ function client(ctx: ReconcileContext) {
 }
 
 function notePath(note: Note): string {
-  return join(NOTES_DIR, `${note.metadata?.namespace ?? ''}.${note.metadata?.name ?? ''}.txt`);
+  return join(NOTES_DIR, `${note.metadata.namespace ?? ''}.${note.metadata.name ?? ''}.txt`);
 }
 
 // Phase 1: a ConfigMap child, created or updated when its text differs from the Note's.
@@ -37,11 +36,11 @@ const configMapPhase: K8sPhaseReconciler<Note> = {
   name: 'configmap',
   async read(ctx, note, data) {
     const ref = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' };
-    const name = `${note.metadata?.name ?? ''}-note`;
+    const name = `${note.metadata.name ?? ''}-note`;
     try {
       data.set(
         'current',
-        await client(ctx).get<V1ConfigMap>({ ...ref, namespace: note.metadata?.namespace, name }),
+        await client(ctx).get<V1ConfigMap>({ ...ref, namespace: note.metadata.namespace, name }),
       );
     } catch (err) {
       if (!isNotFound(err)) throw err; // no ConfigMap yet: diff asks for create
@@ -59,7 +58,7 @@ async function applyConfigMap(ctx: ReconcileContext, note: Note): Promise<void> 
   const configMap: V1ConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { namespace: note.metadata?.namespace, name: `${note.metadata?.name ?? ''}-note` },
+    metadata: { namespace: note.metadata.namespace, name: `${note.metadata.name ?? ''}-note` },
     data: { text: note.spec.text },
   };
   await client(ctx).apply(setControllerReference(note, configMap), {
@@ -94,7 +93,7 @@ async function writeRemote(ctx: ReconcileContext, note: Note): Promise<void> {
 
 const controller = new Controller<Note>({
   name: 'phases-operator',
-  resource: { apiVersion: 'example.com/v1', kind: 'Note', plural: 'notes' },
+  resource: Note,
   owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
   reconciler: new StdK8sReconciler<Note>({
     phases: [configMapPhase, remotePhase],

@@ -237,6 +237,22 @@ describe('reconcilekit generate on the built website example', () => {
     expect(code, o.out.join('')).toBe(0);
   });
 
+  it.each([
+    ['greeting-operator', 'greeting.js'],
+    ['phases-operator', 'note.js'],
+  ])(
+    'finds the committed crd.yaml of %s up to date with its kind (make manifests)',
+    async (example, kind) => {
+      const o = io();
+      const entry = join(root, 'dist/examples', example, kind);
+      const code = await runGenerateCommand(
+        ['crd', entry, '--out', join(root, 'examples', example), '--check'],
+        o,
+      );
+      expect(code, o.out.join('')).toBe(0);
+    },
+  );
+
   it('fails --check on a stale file, naming it', async () => {
     const copy = join(scratch, 'deploy');
     cpSync(deploy, copy, { recursive: true });

@@ -207,12 +207,22 @@ describe('code blocks of README.md and docs/', () => {
     // The spec reporter (`ℹ pass 1`) on Node 22+ without a TTY.
     expect(stdout).toMatch(/(?:#|ℹ) pass 1\b/);
 
+    // Section 5's `reconcilekit generate crd`, as written, from the kind the built module exports.
+    const generate = /^npx (reconcilekit generate crd .*)$/m.exec(
+      readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8'),
+    );
+    expect(generate?.[1]).toBe('reconcilekit generate crd dist/src/greeting.js --out deploy');
+    const cli = join(consumer, 'node_modules/reconcilekit/bin/reconcilekit.js');
+    await run(process.execPath, [cli, ...(generate?.[1] ?? '').split(' ').slice(1)], { cwd: dir });
+    const [crd] = await readManifests(join(dir, 'deploy/crd.yaml'));
+    expect(crd?.metadata?.name).toBe('greetings.example.com');
+
     const server = await startApiServer({ host: '127.0.0.1', port: 0 });
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromString(server.kubeconfig);
     const client = new ObjectClient({ kubeConfig });
     try {
-      await installCrds(client, await readManifests(join(dir, 'crd.yaml')));
+      await installCrds(client, await readManifests(join(dir, 'deploy/crd.yaml')));
       server.writeKubeconfig(join(dir, 'kubeconfig'));
       const operator = spawn(process.execPath, ['dist/src/main.js'], {
         cwd: dir,

@@ -19,9 +19,23 @@ import {
 import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
 import { NotPlannableError, planningClient } from '../../lib/plan/planning-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineKind, Type, type ObjectOf } from 'reconcilekit/kinds';
 
 type Greeting = KubernetesObject & { spec: { message: string } };
-type Note = KubernetesObject & { spec: { text: string }; status?: { copied?: string } };
+/** A Note whose status records the copied text (the spec's phase writes it). */
+const NoteKind = defineKind({
+  group: 'example.com',
+  kind: 'Note',
+  plural: 'notes',
+  versions: {
+    v1: {
+      spec: Type.Object({ text: Type.String() }),
+      status: Type.Object({ copied: Type.Optional(Type.String()) }),
+      subresources: { status: true },
+    },
+  },
+});
+type Note = ObjectOf<typeof NoteKind>;
 
 let env: TestEnvironment;
 let ns: string;
@@ -88,7 +102,7 @@ async function cmListRv(): Promise<string> {
 
 beforeAll(async () => {
   env = await startTestEnvironment({
-    crds: ['examples/greeting-operator/crd.yaml', 'examples/phases-operator/crd.yaml'],
+    crds: ['examples/greeting-operator/crd.yaml', NoteKind.crd()],
   });
   ns = await env.createNamespace('planctl');
   // g0–g3 without a ConfigMap, g4–g7 outdated, g8–g9 in line; g0 and g5 have a stale ConfigMap to delete.
@@ -306,7 +320,7 @@ describe('plan: reconcile-function controllers', () => {
         try {
           data.set(
             'cm',
-            await client(ctx).get({ ...cmRef, namespace: ns, name: `${note.metadata?.name}-note` }),
+            await client(ctx).get({ ...cmRef, namespace: ns, name: `${note.metadata.name}-note` }),
           );
         } catch (err) {
           if (!isNotFound(err)) throw err;
@@ -316,7 +330,7 @@ describe('plan: reconcile-function controllers', () => {
       async create(ctx, note) {
         await client(ctx).create({
           ...cmRef,
-          metadata: { name: `${note.metadata?.name}-note`, namespace: ns },
+          metadata: { name: `${note.metadata.name}-note`, namespace: ns },
           data: { text: note.spec.text },
         });
         note.status = { copied: note.spec.text };

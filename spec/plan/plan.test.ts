@@ -14,7 +14,8 @@ import {
 } from 'reconcilekit';
 import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { greetingConfigMap, type Greeting } from '../../examples/greeting-operator/greeting-configmap.js';
+import type { Greeting } from '../../examples/greeting-operator/greeting.js';
+import { greetingConfigMap } from '../../examples/greeting-operator/greeting-configmap.js';
 
 let env: TestEnvironment;
 let ns: string;
@@ -130,7 +131,7 @@ describe('plan', () => {
       name: 'writes-early',
       async getCurrentState(ctx, g) {
         const client = ctx.get(clientKey);
-        if (g.metadata?.name === 'g1') {
+        if (g.metadata.name === 'g1') {
           await client?.create({
             ...cmRef,
             metadata: { name: 'sneaky', namespace: ns },
@@ -140,7 +141,7 @@ describe('plan', () => {
         return undefined;
       },
       getDesiredState(_ctx, g) {
-        if (g.metadata?.name === 'g2') throw new Error('desired state of g2 is broken');
+        if (g.metadata.name === 'g2') throw new Error('desired state of g2 is broken');
         return 'x';
       },
       newUpdatePatch: () => new Patch().setUpdateChange('x'),

@@ -1,22 +1,23 @@
 // The test docs/getting-started.md walks through: the Greeting operator against the embedded API server.
-import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import { CRUDResource, Framework, isNotFound, ResourceSet, silentLogger } from 'reconcilekit';
 import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { greetingConfigMap, type Greeting } from '../../../examples/greeting-operator/greeting-configmap.js';
+import { Greeting } from '../../../examples/greeting-operator/greeting.js';
+import { greetingConfigMap } from '../../../examples/greeting-operator/greeting-configmap.js';
 
 let env: TestEnvironment;
 let framework: Framework<Greeting>;
 
 beforeAll(async () => {
-  // An embedded API server on 127.0.0.1 with the Greeting CRD installed and Established.
-  env = await startTestEnvironment({ crds: ['examples/greeting-operator/crd.yaml'] });
+  // An embedded API server on 127.0.0.1 with the Greeting CRD (from the kind) installed and Established.
+  env = await startTestEnvironment({ crds: [Greeting.crd()] });
   // A namespace of its own, so the spec also runs on a shared cluster (`make test-real`).
   greeting.namespace = configMap.namespace = await env.createNamespace('greeting');
   framework = new Framework<Greeting>({
     name: 'greeting-operator',
     kubeConfig: env.kubeConfig,
-    resource: { apiVersion: 'example.com/v1', kind: 'Greeting', plural: 'greetings' },
+    resource: Greeting,
     resourceSets: [new ResourceSet<Greeting>({ resources: [new CRUDResource({ ops: greetingConfigMap })] })],
     logger: silentLogger(),
   });
@@ -41,12 +42,10 @@ afterEach(async () => {
 });
 
 it('creates, updates and deletes the ConfigMap of a Greeting', async () => {
-  await env.client.create({
-    apiVersion: 'example.com/v1',
-    kind: 'Greeting',
-    metadata: { name: 'hello', namespace: greeting.namespace },
-    spec: { message: 'Hello!' },
-  } as KubernetesObject);
+  // The kind's typed client: the object is checked at compile time against the schema.
+  await env.client
+    .of(Greeting, greeting.namespace)
+    .create({ metadata: { name: 'hello' }, spec: { message: 'Hello!' } });
 
   // Created: the operator's first pass adds its finalizer, the next one creates the ConfigMap.
   const created = await waitFor(() => env.client.get<V1ConfigMap>({ ...configMap, name: 'hello-greeting' }));

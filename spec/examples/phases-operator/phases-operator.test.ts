@@ -22,7 +22,7 @@ let child: ChildProcess;
 let output = '';
 
 beforeAll(async () => {
-  env = await startTestEnvironment({ crds: ['examples/phases-operator/crd.yaml'] });
+  env = await startTestEnvironment({ crds: ['examples/phases-operator/crd.yaml'] }); // generated from note.ts
   workDir = await mkdtemp(join(tmpdir(), 'phases-operator-'));
   notesDir = await mkdtemp(join(workDir, 'notes-'));
   const kubeconfig = join(workDir, 'kubeconfig');
