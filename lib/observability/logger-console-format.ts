@@ -1,6 +1,3 @@
-import type winston from 'winston';
-import { winstonModule } from '../util/winston.js';
-
 /**
  * The two line formats of `createLogger`: JSON objects for machines, aligned text for people.
  * @category Observability: logs, metrics, Events, health
@@ -35,24 +32,22 @@ function valueText(v: unknown): string {
 }
 
 /**
- * Winston format writing one readable line per entry: `HH:MM:SS.mmm LEVEL message key=value …`, the level
- * coloured when `colour` is set, and the stack of an error logged at `error` level on the lines after it.
- * Runs after `serialiseErrors`, so errors arrive as `{ name, message, stack }`.
+ * One readable line for a log entry: `HH:MM:SS.mmm LEVEL message key=value …`, the level coloured when
+ * `colour` is set, and the stack of an error logged at `error` level on the lines after it. Errors in the
+ * entry are already `{ name, message, stack }` (see `serialiseError`).
  */
-export function consoleFormat(colour: boolean): winston.Logform.Format {
-  return winstonModule().format.printf((info) => {
-    const { level, message, timestamp, ...meta } = info as Record<string, unknown> & { level: string };
-    const time = typeof timestamp === 'string' ? timestamp.slice(11, 23) : '';
-    const label = level.toUpperCase().padEnd(5);
-    const shown = colour ? `\u001b[${LEVEL_COLOURS[level] ?? '0'}m${label}\u001b[0m` : label;
-    const pairs = Object.entries(meta).map(([k, v]) => `${k}=${valueText(v)}`);
-    let line = `${time} ${shown} ${String(message)}${pairs.length > 0 ? `  ${pairs.join(' ')}` : ''}`;
-    if (level === 'error') {
-      for (const v of Object.values(meta)) {
-        if (isSerialisedError(v) && typeof v.stack === 'string')
-          line += `\n${v.stack.replace(/^/gm, '    ')}`;
-      }
+export function consoleLine(info: Record<string, unknown>, colour: boolean): string {
+  const { level: rawLevel, message, timestamp, ...meta } = info;
+  const level = String(rawLevel);
+  const time = typeof timestamp === 'string' ? timestamp.slice(11, 23) : '';
+  const label = level.toUpperCase().padEnd(5);
+  const shown = colour ? `\u001b[${LEVEL_COLOURS[level] ?? '0'}m${label}\u001b[0m` : label;
+  const pairs = Object.entries(meta).map(([k, v]) => `${k}=${valueText(v)}`);
+  let line = `${time} ${shown} ${String(message)}${pairs.length > 0 ? `  ${pairs.join(' ')}` : ''}`;
+  if (level === 'error') {
+    for (const v of Object.values(meta)) {
+      if (isSerialisedError(v) && typeof v.stack === 'string') line += `\n${v.stack.replace(/^/gm, '    ')}`;
     }
-    return line;
-  });
+  }
+  return line;
 }

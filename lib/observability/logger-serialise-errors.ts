@@ -1,6 +1,3 @@
-import type winston from 'winston';
-import { winstonModule } from '../util/winston.js';
-
 /** How deep nested causes of a logged error are written. */
 const MAX_CAUSE_DEPTH = 5;
 
@@ -33,17 +30,4 @@ export function serialiseError(err: Error, depth = 0): SerialisedError {
         : err.cause;
   }
   return out;
-}
-
-/**
- * Winston format replacing every top-level `Error` value in a line's meta by {@link serialiseError}
- * (JSON.stringify would otherwise write `{}`).
- */
-export function serialiseErrors(): winston.Logform.Format {
-  return winstonModule().format((info) => {
-    for (const [key, value] of Object.entries(info)) {
-      if (value instanceof Error) info[key] = serialiseError(value);
-    }
-    return info;
-  })();
 }

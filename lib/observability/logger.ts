@@ -1,9 +1,9 @@
+import { EOL } from 'node:os';
 import { Writable } from 'node:stream';
-import type winston from 'winston';
+import { stringify as stableStringify } from 'safe-stable-stringify';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
-import { consoleFormat, LOG_FORMAT_ENV, LOG_FORMATS, type LogFormat } from './logger-console-format.js';
-import { serialiseErrors } from './logger-serialise-errors.js';
-import { winstonModule } from '../util/winston.js';
+import { consoleLine, LOG_FORMAT_ENV, LOG_FORMATS, type LogFormat } from './logger-console-format.js';
+import { serialiseError } from './logger-serialise-errors.js';
 
 /**
  * The log levels reconcilekit writes, most verbose first.
@@ -93,18 +93,64 @@ function resolveFormat(options: LoggerOptions, stream: Writable): LogFormat {
 
 const LEVEL_RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
+/** JSON with sorted keys, `"[Circular]"` for a cycle and bigints as strings: the same line for the same entry. */
+function bigintAsString(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
 /**
- * A winston logger whose children are cheap: `child(meta)` only links to its parent and keeps `meta`;
- * the chain is merged (outermost first, per-call meta last) only when a line is actually written, and a
- * line below the level is dropped before any merging. winston's own `child()` builds a logger object
- * per call, which on the reconcile path (one child per pass, resource and CRUD step) cost more than the
- * work itself.
+ * The entry written for one line: `defaultMeta`, then the merged meta, then `level` and `message` (a
+ * `message` key in meta is appended to the message), every top-level `Error` as {@link serialiseError},
+ * and `timestamp` (ISO 8601).
  */
-class WinstonLogger implements Logger {
+function entry(
+  level: LogLevel,
+  message: string,
+  defaultMeta: Record<string, unknown> | undefined,
+  meta: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const info: Record<string, unknown> = { ...defaultMeta, ...meta, level, message };
+  if (meta?.message !== undefined && meta.message !== '' && meta.message !== null)
+    info.message = `${message} ${String(meta.message)}`;
+  for (const key of Object.keys(info)) {
+    const value = info[key];
+    if (value instanceof Error) info[key] = serialiseError(value);
+  }
+  info.timestamp = new Date().toISOString();
+  return info;
+}
+
+/** Where a logger's lines go, with their format; shared by a logger and all its children. */
+interface LineSink {
+  readonly stream: Writable;
+  readonly format: LogFormat;
+  readonly colour: boolean;
+  readonly defaultMeta: Record<string, unknown> | undefined;
+}
+
+function writeLine(
+  sink: LineSink,
+  level: LogLevel,
+  message: string,
+  meta: Record<string, unknown> | undefined,
+): void {
+  const info = entry(level, message, sink.defaultMeta, meta);
+  const text =
+    sink.format === 'json' ? stableStringify(info, bigintAsString) : consoleLine(info, sink.colour);
+  sink.stream.write(`${text}${EOL}`);
+}
+
+/**
+ * A logger whose children are cheap: `child(meta)` only links to its parent and keeps `meta`; the chain
+ * is merged (outermost first, per-call meta last) only when a line is actually written, and a line below
+ * the level is dropped before any merging or formatting. On the reconcile path (one child per pass,
+ * resource and CRUD step) a logger object per child with its meta merged eagerly cost more than the work.
+ */
+class LineLogger implements Logger {
   constructor(
-    private readonly inner: winston.Logger,
+    private readonly sink: LineSink,
     private readonly maxRank: number,
-    private readonly parent: WinstonLogger | undefined,
+    private readonly parent: LineLogger | undefined,
     private readonly own: Record<string, unknown> | undefined,
   ) {}
 
@@ -113,23 +159,23 @@ class WinstonLogger implements Logger {
   }
 
   debug(message: string, meta?: Record<string, unknown>): void {
-    if (this.maxRank >= 3) this.inner.debug(message, this.merged(meta));
+    if (this.maxRank >= 3) writeLine(this.sink, 'debug', message, this.merged(meta));
   }
 
   info(message: string, meta?: Record<string, unknown>): void {
-    if (this.maxRank >= 2) this.inner.info(message, this.merged(meta));
+    if (this.maxRank >= 2) writeLine(this.sink, 'info', message, this.merged(meta));
   }
 
   warn(message: string, meta?: Record<string, unknown>): void {
-    if (this.maxRank >= 1) this.inner.warn(message, this.merged(meta));
+    if (this.maxRank >= 1) writeLine(this.sink, 'warn', message, this.merged(meta));
   }
 
   error(message: string, meta?: Record<string, unknown>): void {
-    if (this.maxRank >= 0) this.inner.error(message, this.merged(meta));
+    if (this.maxRank >= 0) writeLine(this.sink, 'error', message, this.merged(meta));
   }
 
   child(meta: Record<string, unknown>): Logger {
-    return new WinstonLogger(this.inner, this.maxRank, this, meta);
+    return new LineLogger(this.sink, this.maxRank, this, meta);
   }
 
   /** The chain's meta, outermost first, then `meta` (later keys win); `meta` itself at the root. */
@@ -145,9 +191,10 @@ class WinstonLogger implements Logger {
 }
 
 /**
- * Creates a winston-backed {@link Logger} writing one JSON object per line with `timestamp`, `level`,
- * `message` and the meta keys — or readable text on a terminal (see {@link LoggerOptions.format}). An
- * invalid level (in options or `LOG_LEVEL`) or format (`LOG_FORMAT`) is an `InvalidConfigError`.
+ * Creates a {@link Logger} writing one JSON object per line with `timestamp`, `level`, `message` and the
+ * meta keys (keys sorted, a cycle written as `"[Circular]"`) — or readable text on a terminal (see
+ * {@link LoggerOptions.format}). Each line is one `write` to the stream. An invalid level (in options or
+ * `LOG_LEVEL`) or format (`LOG_FORMAT`) is an `InvalidConfigError`.
  * @category Observability: logs, metrics, Events, health
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -160,21 +207,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   }
   const stream = options.stream ?? process.stdout;
   const format = resolveFormat(options, stream);
-  const winston = winstonModule();
-  const inner = winston.createLogger({
-    level,
-    levels: { error: 0, warn: 1, info: 2, debug: 3 },
-    silent: options.silent ?? false,
+  const sink: LineSink = {
+    stream,
+    format,
+    colour: (stream as { isTTY?: boolean }).isTTY === true,
     defaultMeta: options.defaultMeta,
-    exitOnError: false,
-    format: winston.format.combine(
-      serialiseErrors(),
-      winston.format.timestamp(),
-      format === 'json'
-        ? winston.format.json()
-        : consoleFormat((stream as { isTTY?: boolean }).isTTY === true),
-    ),
-    transports: [new winston.transports.Stream({ stream })],
-  });
-  return new WinstonLogger(inner, options.silent === true ? -1 : LEVEL_RANK[level], undefined, undefined);
+  };
+  return new LineLogger(sink, options.silent === true ? -1 : LEVEL_RANK[level], undefined, undefined);
 }

@@ -118,6 +118,26 @@ describe('createLogger', () => {
     ]);
   });
 
+  it('writes keys sorted, a cycle as "[Circular]" and a bigint as a string, without throwing', async () => {
+    const { logger, raw, lines } = capture();
+    const loop: Record<string, unknown> = { name: 'a' };
+    loop.self = loop;
+    logger.info('odd meta', { zeta: 1, alpha: loop, big: 2n ** 70n });
+    const text = await raw();
+    expect(Object.keys(JSON.parse(text) as object)).toEqual([
+      'alpha',
+      'big',
+      'level',
+      'message',
+      'timestamp',
+      'zeta',
+    ]);
+    expect((await lines())[0]).toMatchObject({
+      alpha: { name: 'a', self: '[Circular]' },
+      big: '1180591620717411303424',
+    });
+  });
+
   it('lets per-call meta override child meta', async () => {
     const { logger, lines } = capture();
     logger.child({ resource: 'a' }).info('x', { resource: 'b' });
