@@ -110,8 +110,9 @@ function entry(
   meta: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
   const info: Record<string, unknown> = { ...defaultMeta, ...meta, level, message };
-  if (meta?.message !== undefined && meta.message !== '' && meta.message !== null)
-    info.message = `${message} ${String(meta.message)}`;
+  const extra = meta?.message;
+  if (extra !== undefined && extra !== '' && extra !== null)
+    info.message = `${message} ${typeof extra === 'string' ? extra : stableStringify(extra, bigintAsString)}`;
   for (const key of Object.keys(info)) {
     const value = info[key];
     if (value instanceof Error) info[key] = serialiseError(value);
