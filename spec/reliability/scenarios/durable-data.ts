@@ -64,6 +64,8 @@ export async function runDurableData(options: {
   kills: number;
   writers: number;
   loadMs: [number, number];
+  /** Writes each round must have acknowledged before its kill (a loaded machine writes slowly). */
+  minAcksPerRound?: number;
 }): Promise<DurableDataFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'rk-durable-'));
   const dataFile = join(dir, 'state.json');
@@ -132,7 +134,11 @@ export async function runDurableData(options: {
       };
       const load = Promise.all(Array.from({ length: options.writers }, (_, w) => writer(w)));
       const [min, max] = options.loadMs;
+      const roundStart = figures.acknowledgedWrites;
       await new Promise((r) => setTimeout(r, min + Math.random() * (max - min)));
+      const enough = Date.now() + 20_000;
+      while (figures.acknowledgedWrites - roundStart < (options.minAcksPerRound ?? 0) && Date.now() < enough)
+        await new Promise((r) => setTimeout(r, 10));
       server.child.kill('SIGKILL');
       await new Promise((r) => server.child.once('exit', r));
       figures.kills++;
@@ -156,6 +162,12 @@ export async function runDurableData(options: {
           figures.problems.push(`kill ${round + 1}: ${name} was deleted, found it again`);
         }
       }
+    }
+    // The files' modes once the server has stopped: while it runs it rotates and removes log segments.
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      const exited = new Promise((r) => server.child.once('exit', r));
+      server.child.kill('SIGKILL');
+      await exited;
     }
     for (const name of readdirSync(dir)) {
       if (name.startsWith('state.json')) {
