@@ -25,7 +25,7 @@ import { InformerCache, type InformerSource } from '../watch/informer-cache.js';
 import type { Informer } from '../watch/informer.js';
 import type { Store } from '../watch/store.js';
 import { setEngineContext } from './context-keys.js';
-import { retryAfterMs } from '../kube/api-error.js';
+import { isNotFound, retryAfterMs } from '../kube/api-error.js';
 import {
   DEFAULT_REMOVED_FINALIZER_MEMORY_MS,
   DEFAULT_RESYNC_JITTER,
@@ -50,6 +50,7 @@ import type { FieldIndexSpec } from './core-config.js';
 import type { IndexFunc } from '../watch/field-index.js';
 import { startRefusedByPlan } from './plan-loading.js';
 import { retryWithHints } from './retry-with-hints.js';
+import { ShardRun } from './shard-run.js';
 import { SourceSet, type FeedHandlers, type SourceHandlers } from './source-set.js';
 import { WorkerPool } from './worker-pool.js';
 
@@ -142,6 +143,14 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private startPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
   private isSynced = false;
+  /** The sharding option's run: membership, sharder candidacy, drain (undefined when not sharded). */
+  private shardRun: ShardRun | undefined;
+  /**
+   * Sharded: keys whose object left this replica's watch, with its last state. A filtered watch says
+   * DELETED both for a deleted object and for one moved to another shard; the pass asks the server which.
+   */
+  private readonly departures = new Map<string, Obj>();
+  private crdEnsured = false;
 
   constructor(parts: CoreParts<Obj>) {
     this.parts = parts;
@@ -361,6 +370,11 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     return this.sources?.problem();
   }
 
+  /** Sharded: the shard this replica is now (the value of its objects' shard label); undefined otherwise. */
+  get shard(): string | undefined {
+    return this.shardRun?.shard;
+  }
+
   /** True while this replica runs workers (always, without leader election). */
   get leading(): boolean {
     return this.pool.running;
@@ -475,16 +489,20 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
    * a pause past the renew deadline writes nothing before it knows it still leads.
    */
   useFence(fence: WriteFence): void {
+    // A sharded controller is fenced by its own shard Lease, not the host's.
+    if (this.config.sharding !== undefined) return;
     this.sharedFence = fence;
     if (this.client !== undefined) this.client.fence = fence;
   }
 
   startWorkers(leaderSignal: AbortSignal): void {
+    if (this.config.sharding !== undefined) return;
     if (this.stopPromise === undefined && this.isSynced) this.pool.start(leaderSignal, this.knownKeys());
   }
 
   /** Stops the workers at once, aborting in-flight passes (leadership lost). */
   stopWorkers(reason: string): void {
+    if (this.config.sharding !== undefined) return;
     this.pool.stopNow(reason);
   }
 
@@ -511,23 +529,33 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   }
 
   /** Ensures the CRD (config.crd) and starts every watch; resolves once all caches are synced. */
-  private async syncSources(deadline: AbortSignal): Promise<void> {
+  private async syncSources(deadline: AbortSignal, shardSelector?: string): Promise<void> {
     const c = this.config;
-    if (this.client !== undefined && c.crd !== undefined) {
+    if (this.client !== undefined && c.crd !== undefined && !this.crdEnsured) {
       const client = this.client;
       const crd = c.crd;
       await retryWithHints('ensuring the CustomResourceDefinition', this.logger, deadline, () =>
         ensureCrd(client, crd, this.logger, deadline),
       );
+      this.crdEnsured = true;
     }
     if (this.client !== undefined && this.sources !== undefined && c.resource !== undefined) {
+      const drain = this.shardRun?.labels.drain;
+      const selector = [c.resource.labelSelector, shardSelector].filter((s) => s !== undefined).join(',');
       await this.sources.start(
         this.client,
         {
-          resource: c.resource,
+          resource: shardSelector === undefined ? c.resource : { ...c.resource, labelSelector: selector },
           owns: c.owns,
           watches: c.watches,
           predicates: c.predicates,
+          // The drain label must reach the pass slot whatever the predicates filter.
+          ...(drain === undefined
+            ? {}
+            : {
+                bypass: (old: Obj, obj: Obj) =>
+                  old.metadata?.labels?.[drain] !== obj.metadata?.labels?.[drain],
+              }),
         },
         this.sourceHandlers(),
         deadline,
@@ -544,6 +572,10 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         ? AbortSignal.any([signal, AbortSignal.timeout(c.cacheSyncTimeoutMs)])
         : signal;
     try {
+      if (c.sharding !== undefined) {
+        await this.startSharded(deadline);
+        return;
+      }
       await this.syncSources(deadline);
     } catch (err) {
       // The sync deadline (not stop()) ended the wait: say which kinds did not sync and why, not a bare TimeoutError.
@@ -565,11 +597,159 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     this.logger.info(`${this.noun} started`, { workers: c.workers });
   }
 
+  /**
+   * Sharded start: joins the shard ring (and campaigns for the sharder); each term of membership watches
+   * the reconciled kind with the term's shard selector and runs the workers until the term ends. Resolves
+   * once the first term's caches synced and its workers run.
+   */
+  private async startSharded(deadline: AbortSignal): Promise<void> {
+    const c = this.config;
+    const sharding = c.sharding;
+    if (sharding === undefined || this.client === undefined || c.resource === undefined) return;
+    const run = new ShardRun(c.name, sharding, this.client, c.resource, this.logger, this.registry);
+    this.shardRun = run;
+    this.sharedFence = run.fence;
+    this.client.fence = run.fence;
+    let terms = 0;
+    const joined = run.start({
+      startTerm: async (selector, term) => {
+        if (this.stopPromise !== undefined) return;
+        const first = terms++ === 0;
+        if (!first) await this.sources?.stop();
+        await this.syncSources(
+          first
+            ? AbortSignal.any([deadline, term.signal])
+            : AbortSignal.any([this.lifetime.signal, term.signal]),
+          selector,
+        );
+        if (term.signal.aborted || this.stopping()) return;
+        this.isSynced = true;
+        if (first) this.scheduleResync();
+        this.pool.start(AbortSignal.any([this.lifetime.signal, term.signal]), this.knownKeys());
+        this.shardRun?.owned(this.sources?.primary?.keys().length ?? 0);
+        this.logger.info(`${this.noun} started as shard ${term.shard}`, { workers: c.workers, selector });
+      },
+      endTerm: (reason) => {
+        this.pool.stopNow(reason);
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        reject(deadline.reason instanceof Error ? deadline.reason : new Error(`${this.noun} stopped`));
+      };
+      if (deadline.aborted) onAbort();
+      deadline.addEventListener('abort', onAbort, { once: true });
+      joined.then(
+        () => {
+          deadline.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        (err: unknown) => {
+          deadline.removeEventListener('abort', onAbort);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
+  }
+
+  /**
+   * Sharded: whether the pass of `key` may run. A drained object is let go here, in the key's pass slot
+   * (so never while a pass of it runs); an object that left the watch is looked up on the server — gone
+   * means deleted (the delete path runs), still there means moved to another shard (nothing runs: its
+   * new shard reconciles it, finalizer and all).
+   */
+  private async shardGate(
+    run: ShardRun,
+    queue: WorkQueue,
+    key: string,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const resource = this.config.resource;
+    const client = this.client;
+    if (resource === undefined || client === undefined) return true;
+    const cached = this.sources?.primary?.get(key);
+    if (cached !== undefined) {
+      const verdict = run.verdict(cached);
+      if (verdict === 'mine') return true;
+      if (verdict === 'acknowledge') {
+        try {
+          await run.acknowledge(resource, cached, signal);
+        } catch (err) {
+          if (!signal.aborted) {
+            this.logger.warn('could not let a drained object go; retrying', { err, object: key });
+            queue.addRateLimited(key);
+          }
+          return false;
+        }
+        this.letGo(queue, key);
+      }
+      return false;
+    }
+    const last = this.departures.get(key);
+    if (last === undefined) return true;
+    let live: Obj | undefined;
+    try {
+      live = await client.get<Obj>(
+        {
+          apiVersion: resource.apiVersion,
+          kind: resource.kind,
+          ...(resource.plural === undefined ? {} : { plural: resource.plural }),
+          ...(last.metadata?.namespace === undefined ? {} : { namespace: last.metadata.namespace }),
+          name: last.metadata?.name ?? '',
+        },
+        { signal },
+      );
+    } catch (err) {
+      if (!isNotFound(err)) {
+        if (!signal.aborted) {
+          this.logger.warn('could not tell a deleted object from a moved one; retrying', {
+            err,
+            object: key,
+          });
+          queue.addRateLimited(key);
+        }
+        return false;
+      }
+    }
+    // Back in this shard's watch meanwhile: its own event runs it.
+    if (this.sources?.primary?.get(key) !== undefined || this.departures.get(key) !== last) return false;
+    this.departures.delete(key);
+    if (live === undefined || live.metadata?.uid !== last.metadata?.uid) {
+      // Deleted: the delete path, as without sharding.
+      this.throttledUntil.delete(key);
+      this.objects.gone(key, this.config.finalizer === false ? last : undefined);
+      this.ledger.reset(key);
+      this.ownPatches.delete(key);
+      return true;
+    }
+    this.letGo(queue, key);
+    return false;
+  }
+
+  /** Whether stop() was called (read afresh: it changes across awaits). */
+  private stopping(): boolean {
+    return this.stopPromise !== undefined;
+  }
+
+  /** Sharded: `key` belongs to another shard now; drop what this replica kept for it. */
+  private letGo(queue: WorkQueue, key: string): void {
+    queue.forget(key);
+    this.ledger.reset(key);
+    this.throttledUntil.delete(key);
+    this.ownPatches.delete(key);
+    this.objects.gone(key, undefined);
+    this.parts.body.forget?.(key);
+  }
+
   private sourceHandlers(): SourceHandlers<Obj> {
     const filtering = this.config.retryPolicy !== undefined;
     return {
       changed: (key, obj, old, initial) => {
         this.objects.seen(key, obj.metadata?.uid);
+        if (this.shardRun !== undefined) {
+          this.departures.delete(key);
+          this.shardRun.owned(this.sources?.primary?.keys().length ?? 0);
+        }
         if (this.ledger.failing(key)) {
           // A failing key waits for its retry (or, given up or terminal, for a real change): a status
           // write (our own error condition among them) is not a reason to run it again early.
@@ -589,6 +769,14 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         this.pool.add(key, background ? LOW_PRIORITY : DEFAULT_PRIORITY);
       },
       deleted: (key, obj) => {
+        if (this.shardRun !== undefined) {
+          // Deleted, or moved to another shard: the pass finds out which before acting.
+          this.departures.set(key, obj);
+          this.shardRun.owned(this.sources?.primary?.keys().length ?? 0);
+          this.note(key, TRIGGERS.delete);
+          this.pool.add(key);
+          return;
+        }
         this.throttledUntil.delete(key);
         this.objects.gone(key, this.config.finalizer === false ? obj : undefined);
         this.ledger.reset(key);
@@ -613,6 +801,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     // ends here and now; the next term enqueues every known key again).
     if (this.sharedFence !== undefined && !fenceOpen(this.sharedFence)) return;
     const trigger = this.historyRecorder === undefined ? undefined : this.triggers.take(key);
+    if (this.shardRun !== undefined && !(await this.shardGate(this.shardRun, queue, key, signal))) return;
     let fromStore = this.sources?.primary?.get(key);
     if (this.ownPatches.size > 0 && fromStore !== undefined) fromStore = this.latest(key, fromStore);
     const obj = fromStore ?? this.objects.remembers(key);
@@ -865,6 +1054,8 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     if (await this.pool.close(c.gracefulShutdownMs)) {
       this.logger.warn('grace period over: aborted in-flight reconciles');
     }
+    // Sharded: the passes drained, so this shard's objects may move now (its Lease is released).
+    await this.shardRun?.stop();
     this.lifetime.abort(new Error(`${this.noun} stopped`));
     await this.released?.();
     await this.reads?.stop();

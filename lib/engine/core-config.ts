@@ -10,6 +10,7 @@ import type { Logger } from '../observability/logger.js';
 import type { BackOffFactory } from '../util/backoff.js';
 import type { Predicate } from './predicates.js';
 import type { WatchSource } from './watch-source.js';
+import type { ShardingOptions } from '../sharding/sharding-options.js';
 
 /**
  * The kind the framework reconciles, and which of its objects.
@@ -171,6 +172,12 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
   collectDefaultMetrics?: boolean;
   /** Lease-based leader election, or false. Default false (every replica reconciles). */
   leaderElection?: LeaderElectionOptions | false;
+  /**
+   * Scale out across replicas (docs/sharding.md): every replica reconciles, each only the objects of
+   * `resource` labelled with its own shard; a consistent-hash ring over the replicas' shard Leases decides
+   * which, and no object is in a pass on two replicas at once. Not with `leaderElection`. Default false.
+   */
+  sharding?: ShardingOptions | false;
   /** `/healthz`, `/readyz`, `/metrics` server, or false. Default false (embed the framework freely). */
   healthServer?: HealthServerConfig | false;
   /**

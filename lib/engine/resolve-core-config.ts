@@ -38,6 +38,7 @@ import type {
 import type { RetryPolicy } from './retry-policy.js';
 import type { Predicate } from './predicates.js';
 import type { WatchSource } from './watch-source.js';
+import { resolveSharding, type ResolvedShardingOptions } from '../sharding/sharding-options.js';
 
 /**
  * A {@link CoreConfig} with every default applied and every field checked.
@@ -63,6 +64,8 @@ export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObj
   logger: Logger;
   registry: Registry;
   leaderElection: (Required<Omit<LeaderElectionOptions, 'identity'>> & { identity?: string }) | false;
+  /** The sharding option with its defaults (undefined: not sharded). */
+  sharding: ResolvedShardingOptions | undefined;
   collectDefaultMetrics: boolean;
   healthServer:
     | {
@@ -300,6 +303,20 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
       leaderElection.identity = nonEmptyString(le.identity, 'config.leaderElection.identity');
   }
 
+  const sharding = resolveSharding(c.sharding, name);
+  if (sharding !== undefined) {
+    if (leaderElection !== false) {
+      fail(
+        'config.sharding and config.leaderElection exclude each other: a sharded controller runs on every replica (each on its own objects); drop leaderElection',
+      );
+    }
+    if (resource === undefined)
+      fail('config.sharding needs config.resource (the kind whose objects are sharded)');
+    if (resource.namespaces !== undefined) {
+      fail('config.sharding works with one namespace (resource.namespace) or all: drop resource.namespaces');
+    }
+  }
+
   let healthServer: ResolvedCoreConfig['healthServer'] = false;
   if (c.healthServer !== undefined && c.healthServer !== false) {
     const hs = c.healthServer as unknown;
@@ -392,6 +409,7 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     logger: c.logger ?? createLogger(),
     registry: c.registry ?? new (promClient().Registry)(),
     leaderElection,
+    sharding,
     healthServer,
     debugPage,
     collectDefaultMetrics: flag(c.collectDefaultMetrics, 'config.collectDefaultMetrics', true),

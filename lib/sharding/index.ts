@@ -32,3 +32,4 @@ export {
   type ShardKey,
 } from './sharder.js';
 export { ShardingMetrics } from './metrics.js';
+export { resolveSharding, type ShardingOptions, type ResolvedShardingOptions } from './sharding-options.js';

@@ -170,6 +170,8 @@ export class Sharder {
     const deadline = Date.now() + timeoutMs;
     this.kick();
     while (Date.now() < deadline && this.stillLeading()) {
+      // The last member leaving: no shard to move the objects to.
+      if (this.leases.ready().every((s) => this.departed.has(s))) return;
       const left = (this.objectInformer?.store.list() ?? []).some(
         (obj) => obj.metadata?.labels?.[this.labels.shard] === shard,
       );
