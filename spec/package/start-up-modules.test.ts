@@ -39,9 +39,13 @@ const framework = new Framework({
 });
 await framework.start();
 const name = await first;
+const count = (part) => resolved.filter((u) => u.includes(part)).length;
+const atFirst = { otel: count('@opentelemetry/api'), defaultMetrics: count('prom-client/lib/defaultMetrics') };
+const scraped = await framework.metrics.metrics();
+const afterScrape = { otel: count('@opentelemetry/api') > 0, cpu: /^process_cpu_seconds_total \\d/m.test(scraped) };
 await framework.stop();
-const clientNode = resolved.filter((u) => u.includes('@kubernetes/client-node'));
-process.stdout.write('\\nRESULT ' + JSON.stringify({ name, clientNode: clientNode.length }) + '\\n');
+const clientNode = count('@kubernetes/client-node');
+process.stdout.write('\\nRESULT ' + JSON.stringify({ name, clientNode, atFirst, afterScrape }) + '\\n');
 process.exit(0);
 `;
 
@@ -67,7 +71,7 @@ afterAll(async () => {
 });
 
 describe('start-up', () => {
-  it('a Framework on KUBECONFIG reconciles through its client without loading @kubernetes/client-node', async () => {
+  it('a Framework on KUBECONFIG reconciles through its client without loading @kubernetes/client-node or the process metrics', async () => {
     const out = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
@@ -88,6 +92,13 @@ describe('start-up', () => {
       );
     });
     const result = out.split('\n').find((l) => l.startsWith('RESULT ')) ?? 'RESULT null';
-    expect(JSON.parse(result.slice(7))).toEqual({ name: 'first', clientNode: 0 });
+    // Neither client-node nor prom-client's process metrics (with OpenTelemetry) are loaded by the first
+    // reconcile; the first read of the registry makes the process metrics.
+    expect(JSON.parse(result.slice(7))).toEqual({
+      name: 'first',
+      clientNode: 0,
+      atFirst: { otel: 0, defaultMetrics: 0 },
+      afterScrape: { otel: true, cpu: true },
+    });
   });
 });
