@@ -43,8 +43,7 @@ function copyShared(registry: Registry): void {
 /** Makes a pending registry's process metrics now and takes its read hooks off. */
 function settle(registry: Registry): void {
   if (!pending.delete(registry)) return;
-  const own = registry as unknown as Record<string, unknown>;
-  for (const name of [...READS, 'getSingleMetric']) delete own[name];
+  for (const name of [...READS, 'getSingleMetric']) Reflect.deleteProperty(registry, name);
   copyShared(registry);
 }
 
@@ -64,16 +63,18 @@ export function addProcessMetrics(registry: Registry): void {
     return;
   }
   pending.add(registry);
-  const own = registry as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const proto = Object.getPrototypeOf(registry) as Record<string, (...args: unknown[]) => unknown>;
+  type Method = (...args: unknown[]) => unknown;
+  type Hooked = Record<(typeof READS)[number] | 'getSingleMetric', Method>;
+  const own = registry as unknown as Hooked;
+  const proto = Object.getPrototypeOf(registry) as Hooked;
   for (const name of READS) {
     own[name] = function read(this: unknown, ...args: unknown[]): unknown {
       settle(registry);
-      return proto[name]!.apply(this, args);
+      return proto[name].apply(this, args);
     };
   }
   own.getSingleMetric = function getSingleMetric(this: unknown, ...args: unknown[]): unknown {
     if (typeof args[0] === 'string' && isProcessMetricName(args[0])) settle(registry);
-    return proto.getSingleMetric!.apply(this, args);
+    return proto.getSingleMetric.apply(this, args);
   };
 }
