@@ -98,16 +98,16 @@ export async function planPasses<Obj extends KubernetesObject>(
   const selector = target.labelSelector ?? resource.labelSelector;
   if (selector !== undefined) listOpts.labelSelector = selector;
   if (target.signal !== undefined) listOpts.signal = target.signal;
-  const ref = { ...resource, namespace: target.namespace ?? resource.namespace };
-  const list = await target.client.list<Obj>(ref, listOpts);
+  const namespaces = watchedNamespaces(resource, target.namespace);
+  const items = await listWatched<Obj>(target.client, resource, namespaces, listOpts);
   const cache = await planCaches(target.client, {
-    resource: ref,
-    items: list.items,
+    resource,
+    items,
     owns: core.config.owns,
-    namespace: target.namespace,
+    namespaces,
     signal: target.signal,
   });
-  return inParallel(list.items, target.concurrency, (obj) => planOne(target, obj, cache));
+  return inParallel(items, target.concurrency, (obj) => planOne(target, obj, cache));
 }
 
 /** `fn` over `items`, at most `limit` at once, results in item order. */
@@ -147,10 +147,15 @@ export async function planInformer(
     if (source.fieldSelector !== undefined) listOpts.fieldSelector = source.fieldSelector;
     if (target.signal !== undefined) listOpts.signal = target.signal;
     const { labelSelector: _l, fieldSelector: _f, ...ref } = source;
-    const list = await target.client.list({ ...ref, namespace: target.namespace ?? ref.namespace }, listOpts);
+    const items = await listWatched(
+      target.client,
+      ref,
+      watchedNamespaces(source, target.namespace),
+      listOpts,
+    );
     const c = controller.config;
     out.push(
-      ...(await inParallel(list.items, target.concurrency, (obj) =>
+      ...(await inParallel(items, target.concurrency, (obj) =>
         planObjectPass(target, obj, {
           body: planning.body,
           key: planning.created(kind, obj),
@@ -302,10 +307,48 @@ export interface PlanCacheSpec {
   resource: ResourceRef;
   /** The reconciled objects the plan listed. */
   items: readonly KubernetesObject[];
-  owns: readonly ResourceRef[];
-  /** The plan's namespace (else each kind's, else the resource's). */
-  namespace: string | undefined;
+  owns: readonly (ResourceRef & { namespaces?: readonly string[] })[];
+  /**
+   * The namespaces the plan listed the reconciled kind in (undefined: all): owned kinds without a namespace
+   * of their own are listed there, as the running controller's informers follow the reconciled kind's.
+   */
+  namespaces: readonly string[] | undefined;
   signal: AbortSignal | undefined;
+}
+
+/** Where a watch of a kind looks: one namespace, several, or (undefined) all of them. */
+interface NamespaceScope {
+  namespace?: string | undefined;
+  namespaces?: readonly string[] | undefined;
+}
+
+/**
+ * The namespaces a controller's watch of a kind covers (its `namespaces`, else its `namespace`; undefined
+ * means all), narrowed to the plan's `only` namespace: `[only]` where the watch covers it, else none —
+ * a plan looks only where the running operator would.
+ */
+export function watchedNamespaces(
+  scope: NamespaceScope,
+  only: string | undefined,
+): readonly string[] | undefined {
+  const watched = scope.namespaces ?? (scope.namespace === undefined ? undefined : [scope.namespace]);
+  if (only === undefined) return watched;
+  return watched === undefined || watched.includes(only) ? [only] : [];
+}
+
+/** The objects of `ref` in each of `namespaces` (all namespaces when undefined), one list per namespace. */
+export async function listWatched<T extends KubernetesObject = KubernetesObject>(
+  client: ObjectClient,
+  ref: ResourceRef & NamespaceScope,
+  namespaces: readonly string[] | undefined,
+  opts: ListOptions,
+): Promise<T[]> {
+  const { namespace: _one, namespaces: _several, ...kind } = ref;
+  if (namespaces === undefined) return (await client.list<T>(kind, opts)).items;
+  const items: T[] = [];
+  for (const namespace of namespaces)
+    items.push(...(await client.list<T>({ ...kind, namespace }, opts)).items);
+  return items;
 }
 
 /**
@@ -322,10 +365,16 @@ export async function planCaches(
   for (const obj of spec.items) primary.set(obj);
   stores.push({ gk: groupKind(spec.resource.apiVersion, spec.resource.kind), store: primary });
   for (const owned of spec.owns) {
-    const ref = { ...owned, namespace: owned.namespace ?? spec.namespace ?? spec.resource.namespace };
-    const list = await client.list(ref, spec.signal === undefined ? {} : { signal: spec.signal });
+    const own = owned.namespace !== undefined || owned.namespaces !== undefined;
+    const namespaces = own ? watchedNamespaces(owned, undefined) : spec.namespaces;
+    const items = await listWatched(
+      client,
+      owned,
+      namespaces,
+      spec.signal === undefined ? {} : { signal: spec.signal },
+    );
     const store = new Store();
-    for (const obj of list.items) store.set(obj);
+    for (const obj of items) store.set(obj);
     stores.push({ gk: groupKind(owned.apiVersion, owned.kind), store });
   }
   return (kind, apiVersion) => {

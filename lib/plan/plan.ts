@@ -17,7 +17,14 @@ import { PATCH_PARTS, type Patch, type PatchPart } from '../crud/resource/patch.
 import { dryRunClient } from './dry-run-client.js';
 import { fieldDiff, type FieldChange } from './field-diff.js';
 import { apiServerHost, installHttpGuard, withinScope, type GuardScope } from './http-guard.js';
-import { inParallel, planCaches, planInformer, planPasses } from './plan-passes.js';
+import {
+  inParallel,
+  listWatched,
+  planCaches,
+  planInformer,
+  planPasses,
+  watchedNamespaces,
+} from './plan-passes.js';
 import { NotPlannableError, planningClient } from './planning-client.js';
 
 /**
@@ -27,7 +34,10 @@ import { NotPlannableError, planningClient } from './planning-client.js';
 export interface PlanOptions {
   /** API server to plan against. Default: the framework's. */
   kubeConfig?: KubeConfig;
-  /** Only objects in this namespace. Default: the framework's resource namespace, else all. */
+  /**
+   * Only objects in this namespace, where the operator watches it (a resource with `namespace` or
+   * `namespaces` that does not include it plans nothing). Default: every namespace the operator watches.
+   */
   namespace?: string;
   /** Only objects matching this label selector. Default: the framework's, else all. */
   labelSelector?: string;
@@ -315,18 +325,18 @@ async function planFramework<Obj extends KubernetesObject>(
   const selector = options.labelSelector ?? resource.labelSelector;
   if (selector !== undefined) listOpts.labelSelector = selector;
   if (options.signal !== undefined) listOpts.signal = options.signal;
-  const ref = { ...resource, namespace: options.namespace ?? resource.namespace };
-  const list = await client.list<Obj>(ref, listOpts);
+  const namespaces = watchedNamespaces(resource, options.namespace);
+  const items = await listWatched<Obj>(client, resource, namespaces, listOpts);
   const sets = config.router.resourceSets();
   const cache = await planCaches(real, {
-    resource: ref,
-    items: list.items,
+    resource,
+    items,
     owns: config.owns,
-    namespace: options.namespace,
+    namespaces,
     signal: options.signal,
   });
   // As many objects at once as the framework has workers (its real pass runs that many).
-  return inParallel(list.items, options.concurrency ?? config.workers, async (obj) => {
+  return inParallel(items, options.concurrency ?? config.workers, async (obj) => {
     const scope: GuardScope = { apiServer, refused: [] };
     const planned = await withinScope(scope, () =>
       planObject(obj, sets, config.router, client, server, cache, options.signal),
