@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { CoreConfig, FrameworkResource } from '../engine/core-config.js';
+import type { WebhookHostOptions } from '../webhooks/webhook-host.js';
 import type { ReconcileFunction, Reconciler } from './reconcile-types.js';
 
 /**
@@ -17,4 +18,11 @@ export interface ControllerConfig<Obj extends KubernetesObject = KubernetesObjec
    * false (no finalizer: a deletion calls `reconcile` once with `action: 'deleted'`).
    */
   finalizer?: string | false;
+  /**
+   * Serve admission and conversion webhooks when started alone (docs/webhooks.md): the same options as the
+   * `Operator` option `webhooks` — the HTTPS webhook server starts before the controller, its certificates
+   * are made (or read) and renewed, its configurations registered, and `/readyz` checks it. In an `Operator`,
+   * give them to the Operator instead (it refuses a controller that has its own).
+   */
+  webhooks?: WebhookHostOptions;
 }

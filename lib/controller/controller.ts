@@ -1,5 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { FrontEnd } from '../host/front-end.js';
+import { FrontEndWebhooks } from '../webhooks/front-end-webhooks.js';
+import type { WebhookHost } from '../webhooks/webhook-host.js';
 import type { ControllerConfig } from './controller-config.js';
 import { ReconcilerPassBody } from './reconciler-pass-body.js';
 import { resolveControllerConfig, type ResolvedControllerConfig } from './resolve-controller-config.js';
@@ -18,6 +20,17 @@ export class Controller<Obj extends KubernetesObject = KubernetesObject> extends
 > {
   constructor(config: ControllerConfig<Obj>) {
     const resolved = resolveControllerConfig(config);
-    super(resolved, new ReconcilerPassBody<Obj>(resolved.reconciler), 'controller');
+    const webhooks = FrontEndWebhooks.fromOption(config.webhooks, 'new Controller(config)');
+    super(
+      resolved,
+      new ReconcilerPassBody<Obj>(resolved.reconciler),
+      'controller',
+      webhooks ? [webhooks] : [],
+    );
+  }
+
+  /** The webhook server of the `webhooks` option once started alone (undefined otherwise). */
+  get webhooks(): WebhookHost | undefined {
+    return FrontEndWebhooks.of(this.hostedServices);
   }
 }

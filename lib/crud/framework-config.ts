@@ -2,6 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ResourceRouter } from './router/resource-router.js';
 import type { ResourceSet } from './router/resource-set.js';
 import type { CoreConfig } from '../engine/core-config.js';
+import type { WebhookHostOptions } from '../webhooks/webhook-host.js';
 
 export type {
   CoreConfig,
@@ -20,4 +21,11 @@ export interface FrameworkConfig<Obj extends KubernetesObject = KubernetesObject
   resourceRouter?: ResourceRouter<Obj>;
   /** Resource sets; a router is built from them. Give this or `resourceRouter`. */
   resourceSets?: readonly ResourceSet<Obj>[];
+  /**
+   * Serve admission and conversion webhooks when started alone (docs/webhooks.md): the same options as the
+   * `Operator` option `webhooks` — the HTTPS webhook server starts before the controller, its certificates
+   * are made (or read) and renewed, its configurations registered, and `/readyz` checks it. In an `Operator`,
+   * give them to the Operator instead (it refuses a controller that has its own).
+   */
+  webhooks?: WebhookHostOptions;
 }

@@ -1,6 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { objectKey } from '../watch/store.js';
 import { FrontEnd } from '../host/front-end.js';
+import { FrontEndWebhooks } from '../webhooks/front-end-webhooks.js';
+import type { WebhookHost } from '../webhooks/webhook-host.js';
 import { CrudPassBody } from './crud-pass-body.js';
 import type { FrameworkConfig } from './framework-config.js';
 import { resolveFrameworkConfig, type ResolvedFrameworkConfig } from './resolve-config.js';
@@ -20,7 +22,13 @@ export class Framework<Obj extends KubernetesObject = KubernetesObject> extends 
 > {
   constructor(config: FrameworkConfig<Obj>) {
     const resolved = resolveFrameworkConfig(config);
-    super(resolved, new CrudPassBody<Obj>(resolved.router), 'framework');
+    const webhooks = FrontEndWebhooks.fromOption(config.webhooks, 'new Framework(config)');
+    super(resolved, new CrudPassBody<Obj>(resolved.router), 'framework', webhooks ? [webhooks] : []);
+  }
+
+  /** The webhook server of the `webhooks` option once started alone (undefined otherwise). */
+  get webhooks(): WebhookHost | undefined {
+    return FrontEndWebhooks.of(this.hostedServices);
   }
 
   /** Informer drop-in: remembers `newObj` and enqueues its key (level-triggered: the latest wins). */

@@ -6,9 +6,27 @@ import type { IndexFunc } from '../watch/field-index.js';
 import type { PassBody } from '../engine/pass-body.js';
 import type { ResolvedCoreConfig } from '../engine/resolve-core-config.js';
 import type { ObjectClient } from '../kube/object-client.js';
+import type { Logger } from '../observability/logger.js';
 import type { Store } from '../watch/store.js';
 import { handleSignals, type HandleSignalsOptions } from './handle-signals.js';
 import { Host } from './host.js';
+
+/**
+ * A server a front end started alone runs in its implicit host, beside its controller — the webhook server
+ * of a `Framework` or `Controller` with `webhooks` (an `Operator` runs its own instead). Started after the
+ * health server and before the controller (an object the controller writes may already need it), checked
+ * in `/readyz` under `name`, stopped after the controller has drained.
+ * @category Engine: Framework and ControllerCore
+ */
+export interface HostedService {
+  /** Its `/readyz` check. */
+  readonly name: string;
+  /** Why it does not serve yet (or any more); undefined while it does. */
+  readonly notReadyReason: string | undefined;
+  /** `client` and `logger` are the controller's; `signal` aborts when the front end stops. */
+  start(context: { client: ObjectClient | undefined; logger: Logger; signal: AbortSignal }): Promise<void>;
+  stop(): Promise<void>;
+}
 
 /**
  * What every front end (`Framework`, `Controller`, `InformerController`, and the ones built on them) is
@@ -28,10 +46,19 @@ export abstract class FrontEnd<
   /** The implicit host of a front end started alone (not in an `Operator`). */
   private host: Host | undefined;
   private startPromise: Promise<void> | undefined;
+  /** Servers this front end runs when started alone (an `Operator` refuses a front end that has any). */
+  readonly hostedServices: readonly HostedService[];
+  private readonly servicesLifetime = new AbortController();
 
-  protected constructor(config: Config, body: PassBody<Obj>, noun: string) {
+  protected constructor(
+    config: Config,
+    body: PassBody<Obj>,
+    noun: string,
+    hostedServices: readonly HostedService[] = [],
+  ) {
     this.config = config;
     this.core = new ControllerCore<Obj>({ config, body, noun });
+    this.hostedServices = hostedServices;
   }
 
   /** Controller name. */
@@ -122,7 +149,10 @@ export abstract class FrontEnd<
       debugPage: c.debugPage,
       leaderElection: c.leaderElection,
       history: core.history,
-      readinessChecks: core.readinessChecks(),
+      readinessChecks: {
+        ...core.readinessChecks(),
+        ...Object.fromEntries(this.hostedServices.map((s) => [s.name, () => s.notReadyReason])),
+      },
       controllers: () => [core.debugState()],
     });
     this.host = host;
@@ -134,10 +164,13 @@ export abstract class FrontEnd<
     });
     try {
       await host.serve();
+      const context = { client: core.client, logger: core.logger, signal: this.servicesLifetime.signal };
+      for (const service of this.hostedServices) await service.start(context);
       await core.start();
       // The Lease's own renewals must not be fenced; every other write of the controller's client is.
       host.lead(core.client?.unfenced(), () => [core]);
     } catch (err) {
+      await this.stopServices();
       await host.close();
       throw err;
     }
@@ -153,7 +186,13 @@ export abstract class FrontEnd<
    */
   async stop(): Promise<void> {
     await this.core.stop();
+    if (this.host !== undefined) await this.stopServices();
     await this.host?.close();
+  }
+
+  private async stopServices(): Promise<void> {
+    this.servicesLifetime.abort(new Error(`${this.core.noun} stopped`));
+    for (const service of this.hostedServices) await service.stop();
   }
 
   /**

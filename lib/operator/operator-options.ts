@@ -23,6 +23,8 @@ export interface OperatorController extends Runnable {
     'joinHost' | 'startWorkers' | 'stopWorkers' | 'notReadyReason' | 'useFence'
   > &
     Partial<Pick<ControllerCore, 'history' | 'debugState'>>;
+  /** Servers a front end runs when started alone (its `webhooks`); an Operator refuses one that has any. */
+  readonly hostedServices?: readonly { readonly name: string }[];
 }
 
 /** How long an `Operator` waits for a controller's `start()` by default: the cache sync timeout and 30 s. */

@@ -194,6 +194,11 @@ export class Operator {
     if (this.members.some((m) => m.controller === controller)) {
       throw new InvalidConfigError(`operator.addController: controller "${name}" was already added`);
     }
+    if ((controller.hostedServices?.length ?? 0) > 0) {
+      throw new InvalidConfigError(
+        `operator.addController: controller "${name}" has webhooks of its own, which run only when it is started alone; in an Operator give them to the Operator: new Operator({ webhooks: { handlers, ... } })`,
+      );
+    }
     controller.core?.joinHost({
       registry: this.settings.registry,
       informers: this.informers,

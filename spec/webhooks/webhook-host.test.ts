@@ -3,6 +3,9 @@
 // Operator with `webhooks` starts the server before its controllers with a self-signed CA (node-forge),
 // writes its webhook configuration with that caBundle, and reports the server in /readyz.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Controller } from '../../lib/controller/controller.js';
+import { InvalidConfigError } from '../../lib/errors/invalid-config-error.js';
+import { silentLogger } from '../../lib/observability/logger-silent.js';
 import { Operator } from '../../lib/operator/operator.js';
 import { startTestEnvironment, type TestEnvironment } from '../../lib/testing/index.js';
 import {
@@ -141,5 +144,92 @@ describe('webhooks in the test environment and the operator', () => {
         .catch(() => undefined);
     }
     expect(operator.webhooks?.notReadyReason).toBe('webhook server stopping');
+  });
+
+  it('serves the webhooks of a Controller started alone: registered, checked in /readyz, stopped with it', async () => {
+    const configurationName = `${uniqueConfigName}-alone`;
+    const issuer = new WebhookCertificateIssuer('alone-test-ca');
+    const reconciled: string[] = [];
+    const controller = new Controller<ConfigMap & { apiVersion?: string; kind?: string }>({
+      name: 'alone',
+      kubeConfig: env.kubeConfig,
+      logger: silentLogger(),
+      finalizer: false,
+      resource: { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: 'default' },
+      healthServer: { host: '127.0.0.1', port: 0 },
+      reconciler: async (_ctx, { object }) => void reconciled.push(object.metadata.name),
+      webhooks: {
+        handlers: [
+          validator<ConfigMap>({
+            group: '',
+            versions: ['v1'],
+            resource: 'configmaps',
+            name: 'alone-check.reconcilekit.io',
+            objectSelector: { matchLabels: { 'alone-test': 'yes' } },
+            validateCreate: () => {
+              throw new AdmissionRejectedError('the controller alone says no');
+            },
+          }),
+        ],
+        host: '127.0.0.1',
+        port: 0,
+        certificates: new SelfSignedCertificates({ issuer, hosts: ['127.0.0.1'] }),
+        configurationName,
+        register: true,
+      },
+    });
+    expect(controller.webhooks).toBeUndefined();
+    await controller.start();
+    try {
+      expect(controller.webhooks?.server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const readyz = await fetch(`${controller.healthUrl ?? ''}/readyz?verbose`);
+      expect(await readyz.text()).toContain('[+]webhooks ok');
+      let error: unknown;
+      for (let i = 0; i < 100 && error === undefined; i++) {
+        error = await env.client
+          .create({
+            ...configMap(`alone-${i}`, {}),
+            metadata: { name: `alone-${i}`, namespace: 'default', labels: { 'alone-test': 'yes' } },
+          })
+          .then(
+            async () => {
+              await new Promise((r) => setTimeout(r, 100));
+              return undefined;
+            },
+            (e: unknown) => e,
+          );
+      }
+      expect(String(error)).toContain(
+        'admission webhook "alone-check.reconcilekit.io" denied the request: the controller alone says no',
+      );
+    } finally {
+      await controller.stop();
+      await env.client
+        .delete({
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          name: configurationName,
+        })
+        .catch(() => undefined);
+    }
+    expect(controller.webhooks?.notReadyReason).toBe('webhook server stopping');
+  });
+
+  it('refuses webhooks without handlers when the controller is built, and a controller with its own in an Operator', () => {
+    const base = {
+      name: 'refused',
+      resource: { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' },
+      kubeConfig: env.kubeConfig,
+      reconciler: async () => {},
+    };
+    expect(() => new Controller({ ...base, webhooks: { handlers: [] } })).toThrow(
+      /new Controller\(config\): webhooks must be \{ handlers: \[.*at least one handler/,
+    );
+    const withWebhooks = new Controller({ ...base, webhooks: { handlers: [stamp], port: 0 } });
+    const operator = new Operator({ kubeConfig: env.kubeConfig });
+    expect(() => { operator.addController(withWebhooks); }).toThrow(InvalidConfigError);
+    expect(() => { operator.addController(withWebhooks); }).toThrow(
+      /controller "refused" has webhooks of its own.*new Operator\(\{ webhooks/,
+    );
   });
 });
