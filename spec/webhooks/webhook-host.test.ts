@@ -227,9 +227,11 @@ describe('webhooks in the test environment and the operator', () => {
     );
     const withWebhooks = new Controller({ ...base, webhooks: { handlers: [stamp], port: 0 } });
     const operator = new Operator({ kubeConfig: env.kubeConfig });
-    expect(() => { operator.addController(withWebhooks); }).toThrow(InvalidConfigError);
-    expect(() => { operator.addController(withWebhooks); }).toThrow(
-      /controller "refused" has webhooks of its own.*new Operator\(\{ webhooks/,
-    );
+    expect(() => {
+      operator.addController(withWebhooks);
+    }).toThrow(InvalidConfigError);
+    expect(() => {
+      operator.addController(withWebhooks);
+    }).toThrow(/controller "refused" has webhooks of its own.*new Operator\(\{ webhooks/);
   });
 });
