@@ -112,6 +112,7 @@ describe('Framework end to end on the embedded API server', () => {
     await eventually(() => recorder.count('create', 'hot') === 1);
     const before = recorder.count('create', 'hot');
     let last: Widget | undefined;
+    const burstStart = performance.now();
     await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
         const updated = await h.client.patch<Widget>(ref('hot'), { spec: { n: i + 1 } }, 'merge');
@@ -128,10 +129,14 @@ describe('Framework end to end on the embedded API server', () => {
       5_000,
       'last version reconciled',
     );
+    const burstMs = performance.now() - burstStart;
     await new Promise((r) => setTimeout(r, 100));
     const runs = recorder.count('create', 'hot') - before;
     expect(runs).toBeGreaterThanOrEqual(1);
-    expect(runs).toBeLessThan(100);
+    // Fewer passes than patches; and at most one pass per minimum interval (100 ms by default) while the
+    // burst lasts — on a loaded machine a real API server stretches the burst, so the bound follows it.
+    expect(runs).toBeLessThan(200);
+    expect(runs).toBeLessThanOrEqual(Math.ceil(burstMs / 100) + 2);
     expect(recorder.maxConcurrentPerKey).toBe(1);
   });
 
