@@ -94,13 +94,14 @@ test-node: install build
 # bench starts a real kube-apiserver + etcd and runs workloads 2-5 and 7 against it too.
 # With KUBECONFIG set, workloads 2-5 also run against that cluster. Raw numbers: bench/results/<date>.json.
 # Runs from a snapshot of the build (dist/bench-run), so a rebuild during a long run cannot change the code
-# under test halfway.
+# under test halfway. ONLY=14,15 runs just those workloads, RUNS=N sets the runs per system, and ARGS passes
+# further flags of bench/main.ts (e.g. ARGS=--no-real, ARGS="--systems reconcilekit-8 --no-write").
 bench: install build
 	npx tsc -p bench/tsconfig.json
 	rm -rf dist/bench-run && mkdir -p dist/bench-run/dist
 	cp -r dist/lib dist/bench dist/bench-run/dist/ && cp package.json dist/bench-run/
 	ln -s ../../node_modules dist/bench-run/node_modules
-	node dist/bench-run/dist/bench/main.js $(if $(QUICK),--quick)
+	node dist/bench-run/dist/bench/main.js $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY)) $(if $(RUNS),--runs $(RUNS)) $(ARGS)
 
 # Long reliability scenarios (docs/reliability.md): 500 objects of chaos, 20 SIGKILLs, a 30 s outage …
 # Not part of `make test` (which runs their short versions). Figures: spec/reliability/soak/last-soak.jsonl.
