@@ -48,8 +48,9 @@ and deploy manifests (CRD, least-privilege RBAC, Deployment with probes and lead
   --api-version V    its version (default ${DEFAULT_INIT_VERSION})
   --name N           project, namespace and image name (default: the directory's name)
   --controller       a reconcile function (Controller, as controller-runtime) instead of a CRUD resource
-  --webhooks         a defaulter and a validator for the kind (src/webhooks.ts), their test, main.ts serving
-                     them under an Operator, and their Service and RBAC (deploy/webhooks.yaml)
+  --webhooks         a defaulter, a validator and a converter from an older version of the kind (src/webhooks.ts),
+                     their test, main.ts serving them under an Operator, and their Service and RBAC
+                     (deploy/webhooks.yaml)
   --reconcilekit S   how package.json depends on reconcilekit (default ^<this version>; a tarball path or git URL work)
   --force            write into a directory that is not empty (existing files are overwritten)
 `;
@@ -163,7 +164,7 @@ export function scaffoldFiles(
     ['.dockerignore', dockerignoreFile()],
     ['README.md', readmeFile(names)],
     ['Dockerfile', dockerfile(names)],
-    [`src/${names.singular}.ts`, kindTypeFile(names)],
+    [`src/${names.singular}.ts`, kindTypeFile(names, webhooks)],
     ...logic,
     ...(webhooks ? [['src/webhooks.ts', webhooksFile(names)] as [string, string]] : []),
     ['src/main.ts', webhooks ? webhookMainFile(names) : mainFile(names, frontEnd)],
@@ -173,7 +174,7 @@ export function scaffoldFiles(
     ['deploy/namespace.yaml', namespaceFile(names)],
     ['deploy/operator.yaml', deploymentFile(names, webhooks)],
     ...(webhooks ? [['deploy/webhooks.yaml', webhookDeployFile(names)] as [string, string]] : []),
-    ...scaffoldManifests(names, frontEnd),
+    ...scaffoldManifests(names, frontEnd, webhooks),
   ]);
 }
 

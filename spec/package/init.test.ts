@@ -88,7 +88,7 @@ describe('reconcilekit init', () => {
       ['--test', join(dir, 'dist/test/operator.test.js'), join(dir, 'dist/test/webhooks.test.js')],
       { cwd: dir, timeout: 120_000 },
     );
-    expect(stdout).toMatch(/(?:#|ℹ) pass 3\b/);
+    expect(stdout).toMatch(/(?:#|ℹ) pass 4\b/);
     expect(stdout).toMatch(/(?:#|ℹ) fail 0\b/);
 
     // `reconcilekit dev`: the operator serves its webhooks on loopback and registers them with the
@@ -143,6 +143,15 @@ describe('reconcilekit init', () => {
         'jsonpath={.spec.message}',
       );
       expect(message).toBe('Hello!');
+      // The converter is registered too: the older version reads the message as `text`.
+      const { stdout: text } = await kubectl(
+        'get',
+        'greetings.v1alpha1.example.com',
+        'defaulted',
+        '-o',
+        'jsonpath={.spec.text}',
+      );
+      expect(text).toBe('Hello!');
       const refused = await kubectl('create', '-f', greeting('too-long', { message: 'x'.repeat(201) })).then(
         () => '',
         (e: unknown) => (e as { stderr?: string }).stderr ?? '',

@@ -8,9 +8,23 @@ import { defineKind } from '../../kinds/define-kind.js';
 import { KubeType } from '../../kinds/kube-type.js';
 import { generateFiles, parseGenerateArgs } from '../generate-command.js';
 import type { ProjectNames } from './project-names.js';
-import { generateArgs, scaffoldRbacUses } from './source-templates.js';
+import { generateArgs, olderVersion, scaffoldRbacUses } from './source-templates.js';
 
-function scaffoldKind(n: ProjectNames) {
+function scaffoldKind(n: ProjectNames, webhooks: boolean) {
+  const status = Type.Object({
+    observedGeneration: Type.Optional(Type.Integer()),
+    conditions: Type.Optional(KubeType.Conditions()),
+  });
+  const older = {
+    [olderVersion(n.version)]: {
+      served: true,
+      storage: false,
+      spec: Type.Object({ text: Type.String({ maxLength: 1024 }) }),
+      status,
+      subresources: { status: true },
+      printerColumns: [{ name: 'Text', type: 'string' as const, jsonPath: '.spec.text' }],
+    },
+  };
   return defineKind({
     group: n.group,
     kind: n.kind,
@@ -26,16 +40,14 @@ function scaffoldKind(n: ProjectNames) {
             description: `Written into the ConfigMap <name>-${n.singular}.`,
           }),
         }),
-        status: Type.Object({
-          observedGeneration: Type.Optional(Type.Integer()),
-          conditions: Type.Optional(KubeType.Conditions()),
-        }),
+        status,
         subresources: { status: true },
         printerColumns: [
           { name: 'Message', type: 'string', jsonPath: '.spec.message' },
           { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
         ],
       },
+      ...(webhooks ? older : {}),
     },
   });
 }
@@ -44,6 +56,7 @@ function scaffoldKind(n: ProjectNames) {
 export function scaffoldManifests(
   n: ProjectNames,
   frontEnd: 'framework' | 'controller',
+  webhooks = false,
 ): Map<string, string> {
   const args = parseGenerateArgs(generateArgs(n));
   if (typeof args === 'string') throw new Error(`scaffold generate arguments: ${args}`);
@@ -60,7 +73,7 @@ export function scaffoldManifests(
     crd: undefined,
   } as unknown as ResolvedCoreConfig;
   const files = generateFiles(args, {
-    kinds: [scaffoldKind(n)],
+    kinds: [scaffoldKind(n, webhooks)],
     configs: [config],
     rbac: { uses: scaffoldRbacUses(frontEnd) },
   });

@@ -40,8 +40,40 @@ function rbacExport(frontEnd: 'framework' | 'controller'): string {
   return `export const rbac: RbacDeclaration = {\n  uses: [\n${uses}\n  ],\n};\n`;
 }
 
-export function kindTypeFile(n: ProjectNames): string {
+/**
+ * The older version a project with webhooks also serves (its converter's spoke): \`v1\` → \`v1alpha1\`,
+ * \`v2beta1\` → \`v2alpha1\`, \`v1alpha2\` → \`v1alpha1\`; \`<version>-old\` when there is none before it.
+ */
+export function olderVersion(version: string): string {
+  const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(version);
+  if (m === null) return `${version}-old`;
+  const [, major = '1', level, minor = '1'] = m;
+  if (level === undefined || level === 'beta') return `v${major}alpha1`;
+  return Number(minor) > 1 ? `v${major}alpha${String(Number(minor) - 1)}` : `${version}-old`;
+}
+
+/** The older version's entry in the kind (a project with webhooks): the message is called \`text\` there. */
+function olderVersionSource(n: ProjectNames): string {
+  return `
+    // An older version that calls the message \`text\`: still served, converted to and from ${n.version} by the
+    // conversion webhook (src/webhooks.ts), never stored.
+    '${olderVersion(n.version)}': {
+      served: true,
+      storage: false,
+      spec: Type.Object({ text: Type.String({ maxLength: 1024 }) }),
+      status,
+      subresources: { status: true },
+      printerColumns: [{ name: 'Text', type: 'string', jsonPath: '.spec.text' }],
+    },`;
+}
+
+export function kindTypeFile(n: ProjectNames, webhooks = false): string {
   return `import { defineKind, KubeType, Type, type ObjectOf } from 'reconcilekit/kinds';
+
+const status = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer()),
+  conditions: Type.Optional(KubeType.Conditions()),
+});
 
 /**
  * The custom resource this operator reconciles, defined once: its TypeScript type (below), its
@@ -59,16 +91,13 @@ export const ${n.kind} = defineKind({
       spec: Type.Object({
         message: Type.String({ maxLength: 1024, description: 'Written into the ConfigMap <name>-${n.singular}.' }),
       }),
-      status: Type.Object({
-        observedGeneration: Type.Optional(Type.Integer()),
-        conditions: Type.Optional(KubeType.Conditions()),
-      }),
+      status,
       subresources: { status: true },
       printerColumns: [
         { name: 'Message', type: 'string', jsonPath: '.spec.message' },
         { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
       ],
-    },
+    },${webhooks ? olderVersionSource(n) : ''}
   },
 });
 

@@ -1,13 +1,16 @@
-// `init --webhooks`: a defaulter and a validator for the scaffolded kind, their test on
+// `init --webhooks`: a defaulter, a validator and a converter (the kind's older version to and from its
+// storage version) for the scaffolded kind, their test on
 // startTestEnvironment({ webhooks }), main.ts running them under an Operator, and the Service and RBAC
 // they need in a cluster (docs/webhooks.md).
 import type { ProjectNames } from './project-names.js';
+import { olderVersion } from './source-templates.js';
 
 /** Port of the webhook server in the pod (DEFAULT_WEBHOOK_PORT); the Service maps 443 to it. */
 export const WEBHOOK_PORT = 9443;
 
 export function webhooksFile(n: ProjectNames): string {
-  return `import { AdmissionRejectedError, defaulter, validator, type WebhookHandler } from 'reconcilekit';
+  const older = olderVersion(n.version);
+  return `import { AdmissionRejectedError, converter, defaulter, validator, type WebhookHandler } from 'reconcilekit';
 import type { ${n.kind} } from './${n.singular}.js';
 
 /** Longest message accepted (the CRD allows more; the operator's rule is stricter). */
@@ -52,8 +55,31 @@ function check(${n.camel}: ${n.kind}, warn: (text: string) => void): undefined {
   return undefined;
 }
 
+/**
+ * Conversion webhook: ${older} calls the message \`text\`. The API server stores ${n.version} and asks this
+ * webhook for ${older} whenever a client reads or writes it (hub and spoke: ${n.version} is the hub).
+ */
+export const convert${n.kind} = converter({
+  group: '${n.group}',
+  kind: '${n.kind}',
+  resource: '${n.plural}',
+  hub: '${n.version}',
+  spokes: {
+    '${older}': {
+      toHub: ({ spec, ...rest }) => {
+        const { text, ...others } = (spec ?? {}) as { text?: string };
+        return { ...rest, spec: { ...others, message: text } };
+      },
+      fromHub: ({ spec, ...rest }) => {
+        const { message, ...others } = (spec ?? {}) as { message?: string };
+        return { ...rest, spec: { ...others, text: message } };
+      },
+    },
+  },
+});
+
 /** Every webhook of the operator: main.ts serves them, test/webhooks.test.ts registers them. */
-export const webhooks: WebhookHandler[] = [default${n.kind}, validate${n.kind}];
+export const webhooks: WebhookHandler[] = [default${n.kind}, validate${n.kind}, convert${n.kind}];
 `;
 }
 
@@ -64,7 +90,7 @@ import { after, before, test } from 'node:test';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { startTestEnvironment, type TestEnvironment } from 'reconcilekit/testing';
 import { DEFAULT_MESSAGE, MAX_MESSAGE_LENGTH, webhooks } from '../src/webhooks.js';
-import type { ${n.kind} } from '../src/${n.singular}.js';
+import { ${n.kind} } from '../src/${n.singular}.js';
 
 const CRD = fileURLToPath(new URL('../../deploy/crd.yaml', import.meta.url));
 
@@ -92,6 +118,18 @@ test('refuses a message that is too long, naming the field', async () => {
     env.client.create(${n.camel}('too-long', { message: 'x'.repeat(MAX_MESSAGE_LENGTH + 1) })),
     /denied the request: .*spec\\.message: Too long/,
   );
+});
+
+test('converts: written as ${olderVersion(n.version)} (text), read as ${n.version} (message), and back', async () => {
+  await env.client.of(${n.kind}.versions['${olderVersion(n.version)}'], 'default').create({
+    metadata: { name: 'older' },
+    spec: { text: 'from ${olderVersion(n.version)}' },
+  });
+  const stored = await env.client.of(${n.kind}, 'default').get('older');
+  assert.equal(stored.spec.message, 'from ${olderVersion(n.version)}');
+  await env.client.of(${n.kind}, 'default').patch('older', { spec: { message: 'from ${n.version}' } });
+  const older = await env.client.of(${n.kind}.versions['${olderVersion(n.version)}'], 'default').get('older');
+  assert.equal(older.spec.text, 'from ${n.version}');
 });
 `;
 }
@@ -160,6 +198,11 @@ rules:
   - apiGroups: [admissionregistration.k8s.io]
     resources: [mutatingwebhookconfigurations, validatingwebhookconfigurations]
     verbs: [create, patch]
+  # The converter: the CRD's spec.conversion points at this Service, with the CA (a merge patch at start).
+  - apiGroups: [apiextensions.k8s.io]
+    resources: [customresourcedefinitions]
+    resourceNames: [${n.plural}.${n.group}]
+    verbs: [patch]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
