@@ -1,0 +1,400 @@
+// Sharding on a real kube-apiserver (`make test-real`): three operator processes, each run as users run
+// one (node spec/real/fixtures/sharded-operator.ts: a Controller with the `sharding` option, KUBECONFIG)
+// on SHARD_OBJECTS objects (default 300, to keep the leg short; docs/sharding.md gives a 3,000-object
+// run). Checks: every object converges and each replica owns a share (the spread is printed); SIGKILL of
+// a replica moves its objects to the others within the lease duration + 5 s; a joining replica takes
+// at most ~1/N of the objects; a graceful stop (SIGTERM, exit 0) moves its objects within 2 s; and the
+// audit of every pass of every replica (spec/real/shard-audit.ts) finds no key in a pass on two replicas
+// at once.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isNotFound } from '../../lib/kube/api-error.js';
+import { loadKubeConfig } from '../../lib/kube/kube-config.js';
+import { ObjectClient } from '../../lib/kube/object-client.js';
+import { shardLabels, SHARD_ID_LABEL, SHARD_RING_LABEL } from '../../lib/sharding/shard-labels.js';
+import { REAL_BACKEND } from './real-backend.js';
+import { auditOverlaps, type PassLine } from './shard-audit.js';
+
+const OPERATOR = resolve(import.meta.dirname, 'fixtures/sharded-operator.ts');
+const N = Number(process.env.SHARD_OBJECTS ?? 300);
+const LEASE_MS = 4000;
+const CONTROLLER = 'shardlings';
+const labels = shardLabels(CONTROLLER);
+
+type Shardling = KubernetesObject & {
+  spec?: { n?: number };
+  status?: { done?: number; inPass?: string; by?: string; token?: number };
+};
+
+interface Replica {
+  name: string;
+  child: ChildProcess;
+  log: string;
+  output: string;
+  exit: Promise<number | null>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} ${last}`);
+    await sleep(100);
+  }
+}
+
+/** The replica a shard id belongs to (`<replica>-<8 hex>`). */
+const replicaOf = (shard: string | undefined): string => (shard ?? '').replace(/-[0-9a-f]{8}$/, '');
+
+describe.runIf(REAL_BACKEND)('sharding: operator processes on a real kube-apiserver', () => {
+  const suffix = randomBytes(3).toString('hex');
+  const ns = `shard-real-${suffix}`;
+  const group = `s${suffix}.test.reconcilekit.io`;
+  const kind = { apiVersion: `${group}/v1`, kind: 'Shardling', plural: 'shardlings' } as const;
+  const scratch = mkdtempSync(join(tmpdir(), 'rk-shard-real-'));
+  const replicas: Replica[] = [];
+  let client: ObjectClient;
+
+  function start(name: string): Replica {
+    const log = join(scratch, `${name}.jsonl`);
+    const child = spawn(process.execPath, [OPERATOR], {
+      env: {
+        ...process.env,
+        SHARD_NAMESPACE: ns,
+        SHARD_GROUP: group,
+        SHARD_REPLICA: name,
+        SHARD_LOG: log,
+        SHARD_LEASE_MS: String(LEASE_MS),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const replica: Replica = {
+      name,
+      child,
+      log,
+      output: '',
+      exit: new Promise((ok) => {
+        child.on('exit', (code) => {
+          ok(code);
+        });
+      }),
+    };
+    const keep = (d: Buffer): void => {
+      replica.output = (replica.output + d.toString()).slice(-20_000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    replicas.push(replica);
+    return replica;
+  }
+
+  const objects = async (): Promise<Shardling[]> =>
+    (await client.list<Shardling>({ ...kind, namespace: ns })).items;
+
+  /** Ready shard ids by replica name, from the ring's Leases. */
+  async function shards(): Promise<Map<string, string>> {
+    const leases = await client.list<KubernetesObject & { spec?: { holderIdentity?: string } }>(
+      { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespace: ns },
+      { labelSelector: `${SHARD_RING_LABEL}=${CONTROLLER}` },
+    );
+    const out = new Map<string, string>();
+    for (const l of leases.items) {
+      const shard = l.metadata?.labels?.[SHARD_ID_LABEL];
+      if (shard !== undefined && l.spec?.holderIdentity === shard) out.set(replicaOf(shard), shard);
+    }
+    return out;
+  }
+
+  async function sharder(): Promise<string> {
+    const lease = await client.get<KubernetesObject & { spec?: { holderIdentity?: string } }>({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      plural: 'leases',
+      namespace: ns,
+      name: `${CONTROLLER}-sharder`,
+    });
+    return replicaOf(lease.spec?.holderIdentity);
+  }
+
+  /**
+   * Every object labelled with the shard of one of `live`, no drain pending, no pass claimed, and its
+   * latest generation done (by the replica its label names, when `byOwner`). Returns the objects.
+   */
+  async function converged(live: string[], byOwner: boolean): Promise<Shardling[] | undefined> {
+    const ids = await shards();
+    // A replica not in the ring yet would take objects when it joins: not settled.
+    if (live.some((r) => !ids.has(r))) return undefined;
+    const liveShards = new Set(live.map((r) => ids.get(r)));
+    const list = await objects();
+    if (list.length !== N) return undefined;
+    const ok = list.every((o) => {
+      const shard = o.metadata?.labels?.[labels.shard];
+      return (
+        shard !== undefined &&
+        liveShards.has(shard) &&
+        o.metadata?.labels?.[labels.drain] === undefined &&
+        o.status?.done === o.metadata?.generation &&
+        (o.status?.inPass ?? '') === '' &&
+        (!byOwner || o.status?.by === replicaOf(shard))
+      );
+    });
+    return ok ? list : undefined;
+  }
+
+  const lines = (): PassLine[] =>
+    replicas.flatMap((r) => {
+      let text: string;
+      try {
+        text = readFileSync(r.log, 'utf8');
+      } catch {
+        return [];
+      }
+      return text
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as PassLine);
+    });
+
+  /** Milliseconds from `since` until every key of `keys` had a pass start on a replica other than `from`. */
+  async function movedWithin(
+    keys: string[],
+    from: string,
+    since: number,
+    timeoutMs: number,
+  ): Promise<number> {
+    return until(
+      async () => {
+        const first = new Map<string, number>();
+        for (const l of lines()) {
+          if (l.t !== 'start' || l.replica === from || l.at < since || l.key === undefined) continue;
+          if (!first.has(l.key)) first.set(l.key, l.at);
+        }
+        if (!keys.every((k) => first.has(k))) return undefined;
+        return Math.max(...keys.map((k) => (first.get(k) ?? 0) - since));
+      },
+      timeoutMs,
+      `the ${keys.length} objects of ${from} to move`,
+    );
+  }
+
+  const keysOf = (list: Shardling[], shard: string | undefined): string[] =>
+    list
+      .filter((o) => o.metadata?.labels?.[labels.shard] === shard)
+      .map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`);
+
+  const spread = (list: Shardling[]): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const o of list) {
+      const r = replicaOf(o.metadata?.labels?.[labels.shard]);
+      out[r] = (out[r] ?? 0) + 1;
+    }
+    return out;
+  };
+
+  /** What a failed wait prints: each replica's last output, the ring's Leases, two objects. */
+  async function diagnose(): Promise<void> {
+    for (const r of replicas) {
+      const notable = r.output
+        .split('\n')
+        .filter((l) => !l.includes('"level":"info"') || /ring|sharder|leader/.test(l));
+      console.log(`[sharding] ${r.name} output:\n${notable.slice(-30).join('\n')}`);
+    }
+    console.log(`[sharding] shards ${JSON.stringify([...(await shards())])}`);
+    const list = await objects();
+    const odd = list.filter((o) => {
+      const st = o.status ?? {};
+      const owner = replicaOf(o.metadata?.labels?.[labels.shard]);
+      return st.done !== o.metadata?.generation || st.by !== owner || (st.inPass ?? '') !== '';
+    });
+    const sample = odd.slice(0, 3).map((o) => ({
+      name: o.metadata?.name,
+      gen: o.metadata?.generation,
+      labels: o.metadata?.labels,
+      status: o.status,
+    }));
+    console.log(
+      `[sharding] ${odd.length} of ${list.length} not done by their owner; e.g. ${JSON.stringify(sample)}`,
+    );
+    const names = new Set(sample.map((o) => `${ns}/${o.name ?? ''}`));
+    console.log(
+      lines()
+        .filter((l) => names.has(l.key ?? ''))
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
+  }
+
+  async function bump(n: number): Promise<void> {
+    const list = await objects();
+    for (let i = 0; i < list.length; i += 25) {
+      await Promise.all(
+        list
+          .slice(i, i + 25)
+          .map((o) =>
+            client.patch({ ...kind, namespace: ns, name: o.metadata?.name ?? '' }, { spec: { n } }, 'merge'),
+          ),
+      );
+    }
+  }
+
+  beforeAll(async () => {
+    client = new ObjectClient({ kubeConfig: loadKubeConfig() });
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await client.create({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `shardlings.${group}` },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'shardlings', singular: 'shardling', kind: 'Shardling', listKind: 'ShardlingList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    });
+    await until(
+      async () => {
+        await client.list({ ...kind, namespace: ns });
+        return true;
+      },
+      30_000,
+      'the Shardling kind to be served',
+    );
+    for (let i = 0; i < N; i += 25) {
+      await Promise.all(
+        Array.from({ length: Math.min(25, N - i) }, (_, j) =>
+          client.create({ ...kind, metadata: { name: `s-${i + j}`, namespace: ns }, spec: { n: 1 } }),
+        ),
+      );
+    }
+  });
+
+  afterAll(async () => {
+    for (const r of replicas) r.child.kill('SIGKILL');
+    await Promise.all(replicas.map((r) => r.exit));
+    const gone = (e: unknown): void => {
+      if (!isNotFound(e)) throw e;
+    };
+    await client
+      .delete({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        plural: 'customresourcedefinitions',
+        name: `shardlings.${group}`,
+      })
+      .catch(gone);
+    await client.delete({ apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', name: ns }).catch(gone);
+    client.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it(`spreads ${N} objects over 3 processes, moves a killed one's within the lease + 5 s, a stopped one's within 2 s, and never runs a key on two at once`, async () => {
+    const t0 = Date.now();
+    const [a, b, c] = ['a', 'b', 'c'].map(start) as [Replica, Replica, Replica];
+    await until(() => converged(['a', 'b', 'c'], false), 120_000, 'convergence on a, b and c').catch(
+      async (err: unknown) => {
+        await diagnose();
+        throw err;
+      },
+    );
+    const converge = Date.now() - t0;
+    // Objects moved while b and c joined: a change now is worked by the replica each label names.
+    await bump(2);
+    let list = await until(
+      () => converged(['a', 'b', 'c'], true),
+      60_000,
+      'a change worked on its owners',
+    ).catch(async (err: unknown) => {
+      await diagnose();
+      throw err;
+    });
+    const first = spread(list);
+    console.log(
+      `[sharding] ${N} objects converged on 3 processes ${converge} ms after spawn; spread ${JSON.stringify(first)}`,
+    );
+    for (const r of [a, b, c]) expect(first[r.name] ?? 0).toBeGreaterThan(N * 0.15);
+
+    // SIGKILL a replica that is not the sharder: its objects move once its Lease expired.
+    const leader = await sharder();
+    const victim = [a, b, c].find((r) => r.name !== leader) as Replica;
+    const survivors = [a, b, c].filter((r) => r !== victim).map((r) => r.name);
+    const victimKeys = keysOf(list, (await shards()).get(victim.name));
+    const killedAt = Date.now();
+    victim.child.kill('SIGKILL');
+    await victim.exit;
+    const killMove = await movedWithin(victimKeys, victim.name, killedAt, LEASE_MS + 30_000);
+    console.log(
+      `[sharding] SIGKILL ${victim.name} (${victimKeys.length} objects, lease ${LEASE_MS} ms): moved within ${killMove} ms`,
+    );
+    expect(killMove).toBeLessThanOrEqual(LEASE_MS + 5_000);
+    await bump(3);
+    list = await until(() => converged(survivors, true), 60_000, 'convergence on the survivors');
+
+    // A replica joins: it takes about a third; nothing else moves.
+    const before = new Map(list.map((o) => [o.metadata?.name, o.metadata?.labels?.[labels.shard]]));
+    start('d');
+    const live = [...survivors, 'd'];
+    list = await until(
+      async () => {
+        const got = await converged(live, false);
+        return got !== undefined && (spread(got).d ?? 0) > 0 ? got : undefined;
+      },
+      60_000,
+      'd to take its share',
+    );
+    const moved = list.filter((o) => before.get(o.metadata?.name) !== o.metadata?.labels?.[labels.shard]);
+    console.log(
+      `[sharding] d joined: ${moved.length} of ${N} moved (all to d: ${moved.every((o) => replicaOf(o.metadata?.labels?.[labels.shard]) === 'd')}); spread ${JSON.stringify(spread(list))}`,
+    );
+    expect(moved.every((o) => replicaOf(o.metadata?.labels?.[labels.shard]) === 'd')).toBe(true);
+    expect(moved.length).toBeLessThanOrEqual(N * 0.45);
+
+    // Graceful stop (SIGTERM) of a replica that is not the sharder: its objects move within 2 s.
+    const leader2 = await sharder();
+    const leaving = replicas.find((r) => live.includes(r.name) && r.name !== leader2) as Replica;
+    const leavingKeys = keysOf(list, (await shards()).get(leaving.name));
+    const stoppedAt = Date.now();
+    leaving.child.kill('SIGTERM');
+    const stopMove = await movedWithin(leavingKeys, leaving.name, stoppedAt, 20_000);
+    expect(await leaving.exit).toBe(0);
+    console.log(
+      `[sharding] SIGTERM ${leaving.name} (${leavingKeys.length} objects): moved within ${stopMove} ms`,
+    );
+    expect(stopMove).toBeLessThan(2_000);
+    const rest = live.filter((r) => r !== leaving.name);
+    await bump(4);
+    await until(() => converged(rest, true), 60_000, 'convergence on the last two');
+
+    // The audit: no key was in a pass on two replicas at once.
+    const all = lines();
+    const problems = auditOverlaps(all, new Map([[victim.name, killedAt]]));
+    const passes = all.filter((l) => l.t === 'start').length;
+    const claims = all.filter((l) => l.t === 'claim').length;
+    const found = all.filter((l) => l.t === 'found' && l.other !== l.replica).length;
+    console.log(
+      `[sharding] audit: ${passes} passes, ${claims} claims, ${found} claims found from another replica's ended pass, ${problems.length} overlaps`,
+    );
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(claims).toBeGreaterThanOrEqual(3 * N);
+  }, 300_000);
+});
