@@ -97,12 +97,16 @@ describe('Controller on the embedded API server', () => {
     await h.client.create(widget('w', {}, { n: 0 }));
     await eventually(() => calls.length >= 1);
     let last: Widget | undefined;
+    const burstStart = performance.now();
     for (let n = 1; n <= 50; n++) last = await h.client.patch<Widget>(ref('w'), { spec: { n } }, 'merge');
     const finalVersion = last?.metadata?.resourceVersion;
     await eventually(() => calls.at(-1)?.version === finalVersion, 5_000, 'a call on the final version');
+    const burstMs = performance.now() - burstStart;
     await sleep(300);
     expect(calls.at(-1)?.version).toBe(finalVersion);
-    expect(calls.length).toBeLessThanOrEqual(10);
+    // At most one call per minimum interval (100 ms) while the burst lasts, besides the create's: a few
+    // on a quiet machine; a loaded one stretches the burst, and the bound follows it.
+    expect(calls.length).toBeLessThanOrEqual(Math.min(25, Math.ceil(burstMs / 100) + 2));
     expect(maxInFlight).toBe(1);
     expect(calls[0]?.action).toBe('created');
     expect(calls.slice(1).every((c) => c.action === 'updated')).toBe(true);
