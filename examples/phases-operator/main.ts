@@ -2,8 +2,10 @@
 // (phase 2, a file in NOTES_DIR standing in for an external API). The remote write runs under
 // `bindObject(...).guard(...)`, which locks the Ready condition before the side effect and sets it after.
 // Deleting a Note removes its file first (the engine holds a finalizer while `hooks.delete` runs).
+import { realpathSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import {
   Controller,
@@ -14,6 +16,7 @@ import {
   runUntilSignal,
   setControllerReference,
   type K8sPhaseReconciler,
+  type RbacDeclaration,
   type ReconcileContext,
 } from 'reconcilekit';
 import { Note } from './note.js';
@@ -91,10 +94,11 @@ async function writeRemote(ctx: ReconcileContext, note: Note): Promise<void> {
   });
 }
 
-const controller = new Controller<Note>({
+// Exported, not started: `reconcilekit generate rbac` and `reconcilekit plan` import this module.
+export const controller = new Controller<Note>({
   name: 'phases-operator',
   resource: Note,
-  owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+  owns: [{ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' }],
   reconciler: new StdK8sReconciler<Note>({
     phases: [configMapPhase, remotePhase],
     hooks: {
@@ -104,5 +108,28 @@ const controller = new Controller<Note>({
   }),
 });
 
-// Stops gracefully on SIGTERM/SIGINT and exits 0; KUBECONFIG, ~/.kube/config or in-cluster.
-await runUntilSignal(controller);
+/** What the phases do themselves, beyond what the configuration shows (make manifests writes rbac.yaml). */
+export const rbac: RbacDeclaration = {
+  uses: [
+    {
+      apiVersion: 'v1',
+      plural: 'configmaps',
+      verbs: ['patch'],
+      reason: 'phase 1: server-side apply of the ConfigMap (reads come from the cache of owns)',
+    },
+    {
+      apiVersion: Note.apiVersion,
+      plural: 'notes',
+      subresource: 'status',
+      verbs: ['update'],
+      reason: 'phase 2: the guarded Ready condition (bindObject), written with the resourceVersion read',
+    },
+  ],
+};
+
+// Run as the process (node main.js): stops gracefully on SIGTERM/SIGINT and exits 0; KUBECONFIG,
+// ~/.kube/config or in-cluster.
+const main = process.argv[1];
+if (main !== undefined && import.meta.url === pathToFileURL(realpathSync(main)).href) {
+  await runUntilSignal(controller);
+}

@@ -238,18 +238,18 @@ describe('reconcilekit generate on the built website example', () => {
   });
 
   it.each([
-    ['greeting-operator', 'greeting.js'],
-    ['phases-operator', 'note.js'],
+    ['greeting-operator', 'greeting.js', 'operator.js'],
+    ['phases-operator', 'note.js', 'main.js'],
   ])(
-    'finds the committed crd.yaml of %s up to date with its kind (make manifests)',
-    async (example, kind) => {
+    'finds the committed crd.yaml and rbac.yaml of %s up to date (make manifests)',
+    async (example, kind, operator) => {
+      const out = join(root, 'examples', example);
       const o = io();
-      const entry = join(root, 'dist/examples', example, kind);
-      const code = await runGenerateCommand(
-        ['crd', entry, '--out', join(root, 'examples', example), '--check'],
-        o,
-      );
-      expect(code, o.out.join('')).toBe(0);
+      const crd = join(root, 'dist/examples', example, kind);
+      expect(await runGenerateCommand(['crd', crd, '--out', out, '--check'], o), o.out.join('')).toBe(0);
+      const entry = join(root, 'dist/examples', example, operator);
+      const rbac = ['rbac', entry, '--out', out, '--namespace', example, '--check'];
+      expect(await runGenerateCommand(rbac, o), o.out.join('')).toBe(0);
     },
   );
 

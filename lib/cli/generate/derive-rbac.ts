@@ -96,7 +96,12 @@ export function engineGrants(
   const primary = config.resource;
   if (primary !== undefined) {
     const plural = pluralOf(primary, `${name}: resource`);
-    const kind = kinds.find((k) => k.group === groupOf(primary.apiVersion) && k.kind === primary.kind);
+    // An exported kind, or the kind object given as `resource` itself (the module need not export it).
+    const kind =
+      kinds.find((k) => k.group === groupOf(primary.apiVersion) && k.kind === primary.kind) ??
+      (typeof (primary as Partial<KindLike>).crd === 'function'
+        ? (primary as unknown as KindLike)
+        : undefined);
     const ns = primary.namespace;
     add(
       primary,
