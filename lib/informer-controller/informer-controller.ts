@@ -403,6 +403,11 @@ function resolveInformerOptions(options: InformerControllerOptions) {
     throw new InvalidConfigError('new InformerController(options): options must be an object (or left out)');
   }
   const o = options;
+  if (o.sharding !== undefined && o.sharding !== false) {
+    throw new InvalidConfigError(
+      'options.sharding: an InformerController cannot be sharded yet (its informers are its own); shard a Controller or a Framework (docs/sharding.md)',
+    );
+  }
   if (o.errorHandler !== undefined && typeof o.errorHandler !== 'function') {
     throw new InvalidConfigError('options.errorHandler must be a function (ctx, err) => void');
   }

@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Controller } from '../../lib/controller/controller.js';
 import { Framework } from '../../lib/crud/framework.js';
+import { InformerController } from '../../lib/informer-controller/informer-controller.js';
 import { ResourceSet } from '../../lib/crud/router/resource-set.js';
 import type { ReconcileRequest } from '../../lib/controller/reconcile-types.js';
 import { createLogger } from '../../lib/observability/logger.js';
@@ -322,5 +323,17 @@ describe('sharding option: bad input', () => {
     ],
   ])('refuses %j with a clear error', (extra, message) => {
     expect(() => new Controller<Widget>({ ...base, ...extra } as never)).toThrow(message);
+  });
+});
+
+describe('sharding option: front ends without it', () => {
+  it('an InformerController refuses the option with a clear error', () => {
+    expect(
+      () =>
+        new InformerController({
+          sharding: { leaseNamespace: 'ops' },
+          logger: createLogger({ silent: true }),
+        }),
+    ).toThrow(/InformerController cannot be sharded yet/);
   });
 });
