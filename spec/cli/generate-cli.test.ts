@@ -149,6 +149,32 @@ describe('reconcilekit generate rbac', () => {
     expect(loadAllYaml(files.get('crd.yaml') ?? '')).toEqual([Gadget.crd()]);
   });
 
+  it('puts namespaced rules other than the Lease in a Role of their namespace in the chart', () => {
+    const controller = new Controller({
+      name: 'scoped',
+      kubeConfig: kubeConfig(),
+      resource: { ...Gadget, namespace: 'team-a' },
+      events: false,
+      errorCondition: false,
+      reconciler: () => undefined,
+      logger: silentLogger(),
+    });
+    const entry = { kinds: [Gadget], configs: [controller.config], rbac: undefined };
+    const chartRbac = (namespace: string) =>
+      generateFiles(args('helm', ['--namespace', namespace]), entry).get('chart/templates/rbac.yaml') ?? '';
+    const elsewhere = chartRbac('ops');
+    expect(elsewhere).toContain(
+      'kind: Role\nmetadata:\n  name: {{ .Release.Name }}-ns-1\n  namespace: "team-a"',
+    );
+    expect(elsewhere).toMatch(
+      /resources: \["gadgets"\]\n {4}verbs: \[get, list, watch\]\n---\napiVersion: rbac.authorization.k8s.io\/v1\nkind: RoleBinding/,
+    );
+    // The operator's own namespace is the release namespace.
+    expect(chartRbac('team-a')).toContain(
+      'name: {{ .Release.Name }}-ns-1\n  namespace: {{ .Release.Namespace }}',
+    );
+  });
+
   it('grants a Controller without cleanup no finalizer patch, and nothing for Events when they are off', () => {
     const controller = new Controller({
       name: 'quiet',

@@ -12,6 +12,8 @@ export interface HelmChartInput {
   grants: readonly Grant[];
   /** Whether the operator elects a leader (a Lease in the release namespace). */
   leaderElection: boolean;
+  /** The operator's own namespace in the grants (`--namespace`): the release namespace in the chart. */
+  namespace: string;
 }
 
 /** Resources that are never namespaced: their grants stay in a ClusterRole whatever the scope. */
@@ -150,6 +152,32 @@ ${SUBJECT}`);
   }
   const leaseRules = [...scopes].filter(([ns]) => ns !== undefined).flatMap(([, rules]) => rules);
   const lease = leaseRules.filter((r) => r.resources.includes('leases'));
+  // Every other namespaced rule (a `watches` in one namespace, an `rbac` use with a namespace): a Role in
+  // that namespace — the operator's own namespace is the release namespace.
+  let roleIndex = 0;
+  for (const [ns, rules] of scopes) {
+    const others = rules.filter((r) => !r.resources.includes('leases'));
+    if (ns === undefined || others.length === 0) continue;
+    const namespace = ns === input.namespace ? '{{ .Release.Namespace }}' : q(ns);
+    const roleName = `{{ .Release.Name }}-ns-${String(++roleIndex)}`;
+    parts.push(`apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: ${roleName}
+  namespace: ${namespace}
+${LABELS}rules:
+${rulesYaml(others)}---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: ${roleName}
+  namespace: ${namespace}
+${LABELS}roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: ${roleName}
+${SUBJECT}`);
+  }
   if (lease.length > 0) {
     parts.push(`{{- if .Values.leaderElection }}
 apiVersion: rbac.authorization.k8s.io/v1
