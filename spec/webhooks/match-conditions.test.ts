@@ -1,6 +1,6 @@
 // A webhook's matchConditions (CEL over object, oldObject and request), on both backends: a webhook whose
 // condition is false is not called; one whose condition fails to evaluate is skipped with
-// failurePolicy Ignore. The handlers are registered by startTestEnvironment({ webhooks }).
+// failurePolicy Ignore and refuses the request (403, kube-apiserver's text) with failurePolicy Fail. The handlers are registered by startTestEnvironment({ webhooks }).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnvironment, type TestEnvironment } from '../../lib/testing/index.js';
 import { AdmissionRejectedError, validator, type AdmissionRequest } from '../../lib/webhooks/index.js';
@@ -67,9 +67,24 @@ const broken = validator<Gadget>({
   },
 });
 
+// The same error with failurePolicy Fail (only for objects labelled fail-closed): the request is refused.
+const failClosed = validator<Gadget>({
+  group: GROUP,
+  versions: ['v1'],
+  resource: 'gadgets',
+  name: `fail-closed.${GROUP}`,
+  path: '/fail-closed',
+  failurePolicy: 'Fail',
+  objectSelector: { matchLabels: { 'fail-closed': 'yes' } },
+  matchConditions: [{ name: 'missing-field', expression: 'object.spec.colour == "red"' }],
+  validateCreate: () => {
+    throw new AdmissionRejectedError('the fail-closed webhook was called');
+  },
+});
+
 let env: TestEnvironment;
 beforeAll(async () => {
-  env = await startTestEnvironment({ crds: [crd], webhooks: [strict, broken] });
+  env = await startTestEnvironment({ crds: [crd], webhooks: [strict, broken, failClosed] });
 }, 120_000);
 afterAll(async () => {
   await env.close();
@@ -112,5 +127,21 @@ describe('matchConditions', () => {
 
   it('skips a webhook whose condition fails to evaluate when its failurePolicy is Ignore', async () => {
     expect(await createError(gadget('plain', 1))).toBeUndefined();
+  });
+
+  it('refuses the request when the condition fails to evaluate and failurePolicy is Fail, as kube-apiserver words it', async () => {
+    let refused: string | undefined;
+    for (let i = 0; i < 100 && refused === undefined; i++) {
+      refused = await createError(gadget(`closed-${i}`, 1, { 'fail-closed': 'yes' }));
+      if (refused === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    // kube-apiserver 1.34's answer (403, the expression, CEL's error), on both backends: the strict
+    // webhook's condition reads a label key this object does not have.
+    const expression = "has(object.metadata.labels) && object.metadata.labels['check'] == 'yes'";
+    const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const said = `expression '${expression}' resulted in error: no such key: check`;
+    expect(refused).toMatch(
+      new RegExp(`403 Forbidden: ${escape(`gadgets.${GROUP}`)} "closed-\\d+" is forbidden: ${escape(said)}$`),
+    );
   });
 });

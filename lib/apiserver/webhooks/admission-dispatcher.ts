@@ -20,7 +20,7 @@ import type { ApiServerCore } from '../core.js';
 import { applyJsonPatch, decodeJsonPatch } from '../algorithms.js';
 import { deepEqual, isJsonObject, metadataOf, stringAt, type JsonObject } from '../json.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
-import { ApiError, badRequest, failureStatus, type KubeStatus } from '../status.js';
+import { ApiError, badRequest, failureStatus, forbidden, type KubeStatus } from '../status.js';
 import type { RequestContext } from '../handlers/request-context.js';
 import { callWebhook, WebhookCallError } from './webhook-client.js';
 import { endpointOf, type WebhookServiceResolver } from './webhook-endpoint.js';
@@ -82,6 +82,9 @@ export function mayCallWebhooks(core: ApiServerCore, type: ResourceType): boolea
 
 /** A call that failed (not a denial): failurePolicy decides. */
 class CallFailure extends Error {}
+
+/** A match condition that failed to evaluate: kube refuses with Forbidden (failurePolicy Fail), not 500. */
+class MatchConditionFailure extends Error {}
 
 function deniedStatus(hook: AdmissionWebhook, status: unknown): ApiError {
   const given = isJsonObject(status) ? status : {};
@@ -236,6 +239,10 @@ export class AdmissionRun {
       }
       return response;
     } catch (e) {
+      if (e instanceof MatchConditionFailure) {
+        if (hook.failurePolicy === 'Ignore') return undefined;
+        throw this.forbidden(e.message, object);
+      }
       if (!(e instanceof CallFailure)) throw e;
       if (hook.failurePolicy === 'Ignore') {
         this.core.log('warn', 'Failed calling webhook, failing open', {
@@ -246,6 +253,22 @@ export class AdmissionRun {
       }
       throw failedClosed(hook, e.message);
     }
+  }
+
+  /** apierrors.NewForbidden for this request's resource and name, as kube answers a failed match condition. */
+  private forbidden(reason: string, object: JsonObject | undefined): ApiError {
+    const a = this.attrs;
+    const resource = a.type.group === '' ? a.type.resource : `${a.type.resource}.${a.type.group}`;
+    const name = admissionName(object ?? a.oldObject);
+    const message =
+      name === ''
+        ? `${resource} is forbidden: ${reason}`
+        : `${resource} ${JSON.stringify(name)} is forbidden: ${reason}`;
+    return forbidden(message, {
+      ...(name === '' ? {} : { name }),
+      group: a.type.group,
+      kind: a.type.resource,
+    });
   }
 
   /** The webhook's response, or undefined when a match condition is false (the webhook is not called). */
@@ -286,7 +309,7 @@ export class AdmissionRun {
     if (hook.matchConditions.length > 0) {
       const failed = evaluateMatchConditions(hook.matchConditions, request);
       if (failed === false) return undefined;
-      if (failed !== true) throw new CallFailure(failed);
+      if (failed !== true) throw new MatchConditionFailure(failed);
     }
     let answer: unknown;
     try {
@@ -376,11 +399,13 @@ export function evaluateMatchConditions(
     try {
       result = program.run(vars, new CostMeter(DEFAULT_CEL_PER_CALL_COST_LIMIT));
     } catch (e) {
-      errors.push(`match condition ${JSON.stringify(condition.name)}: ${evaluationErrorText(e)}`);
+      // kube-apiserver's matcher names the expression, not the condition.
+      errors.push(`expression '${condition.expression}' resulted in error: ${evaluationErrorText(e)}`);
       continue;
     }
     if (result === false) return false;
     if (result !== true) errors.push(`match condition ${JSON.stringify(condition.name)}: no such overload`);
   }
-  return errors.length === 0 ? true : `failed to evaluate match conditions: ${errors.join(', ')}`;
+  // One error as it is; several as an aggregate error prints them ([a, b]).
+  return errors.length === 0 ? true : errors.length === 1 ? (errors[0] ?? '') : `[${errors.join(', ')}]`;
 }
