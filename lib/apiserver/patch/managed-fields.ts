@@ -202,23 +202,27 @@ function identityOf(e: Pick<Entry, 'manager' | 'operation' | 'apiVersion' | 'sub
  * into the last one, as kube's DecodeManagedFields keeps one entry per identity.
  */
 function readEntries(obj: Record<string, unknown> | undefined): Entry[] {
-  const metadata = isJsonObject(obj?.metadata) ? obj.metadata : {};
-  const raw = Array.isArray(metadata.managedFields) ? metadata.managedFields : [];
   const byIdentity = new Map<string, Entry>();
-  for (const e of raw.filter(isJsonObject)) {
-    const entry: Entry = {
-      manager: typeof e.manager === 'string' ? e.manager : '',
-      operation: typeof e.operation === 'string' ? e.operation : 'Update',
-      apiVersion: typeof e.apiVersion === 'string' ? e.apiVersion : '',
-      time: typeof e.time === 'string' ? e.time : '',
-      subresource: typeof e.subresource === 'string' ? e.subresource : '',
-      set: fromFieldsV1(e.fieldsV1),
-    };
+  for (const entry of rawEntries(obj)) {
     const id = identityOf(entry);
     byIdentity.delete(id);
     byIdentity.set(id, entry);
   }
   return [...byIdentity.values()];
+}
+
+/** Every managedFields entry of an object, as stored (no collapsing of identities). */
+function rawEntries(obj: Record<string, unknown> | undefined): Entry[] {
+  const metadata = isJsonObject(obj?.metadata) ? obj.metadata : {};
+  const raw = Array.isArray(metadata.managedFields) ? metadata.managedFields : [];
+  return raw.filter(isJsonObject).map((e) => ({
+    manager: typeof e.manager === 'string' ? e.manager : '',
+    operation: typeof e.operation === 'string' ? e.operation : 'Update',
+    apiVersion: typeof e.apiVersion === 'string' ? e.apiVersion : '',
+    time: typeof e.time === 'string' ? e.time : '',
+    subresource: typeof e.subresource === 'string' ? e.subresource : '',
+    set: fromFieldsV1(e.fieldsV1),
+  }));
 }
 
 /** What {@link recordScaleUpdate} takes. */
@@ -248,16 +252,7 @@ export function recordScaleUpdate(
   options: ScaleUpdateOptions,
 ): Record<string, unknown> {
   const result = cloneJson(after);
-  const metadata = isJsonObject(current.metadata) ? current.metadata : {};
-  const raw = Array.isArray(metadata.managedFields) ? metadata.managedFields : [];
-  const entries: Entry[] = raw.filter(isJsonObject).map((e) => ({
-    manager: typeof e.manager === 'string' ? e.manager : '',
-    operation: typeof e.operation === 'string' ? e.operation : 'Update',
-    apiVersion: typeof e.apiVersion === 'string' ? e.apiVersion : '',
-    time: typeof e.time === 'string' ? e.time : '',
-    subresource: typeof e.subresource === 'string' ? e.subresource : '',
-    set: fromFieldsV1(e.fieldsV1),
-  }));
+  const entries = rawEntries(current);
   const replicas = pathKey(options.replicasPath.map((name) => `f:${name}`));
   if (!entries.some((e) => e.set.has(replicas))) return writeEntries(result, entries);
   const scaled = (v: unknown): unknown => (v === 0 || v === undefined ? undefined : v);
