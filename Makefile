@@ -73,8 +73,8 @@ envtest-assets:
 # them once on free loopback ports with TLS, runs spec/real/vitest.real.config.ts (apiserver conformance,
 # differential spec, the example operator with leader election), stops them. Extra vitest args: ARGS=...
 test-real: install build
-	@assets="$$(envtest/build.sh | tail -n 1)" && \
-	  KUBEBUILDER_ASSETS="$$assets" node scripts/test-real.mjs $(ARGS)
+	@assets="$$(envtest/build.sh | tail -n 1)" && helm="$$(envtest/helm.sh | tail -n 1)" && \
+	  KUBEBUILDER_ASSETS="$$assets" HELM="$$helm" node scripts/test-real.mjs $(ARGS)
 
 # The differential fuzzer (spec/fuzz, docs/apiserver.md) on other seeds and lengths than `make test-real`'s
 # ten seeds × 300 requests: SEED is one seed, a list (3,9) or a range (1-50); N the requests per seed.
