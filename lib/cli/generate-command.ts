@@ -9,6 +9,7 @@ import { isKind } from '../kinds/define-kind.js';
 import type { RbacDeclaration } from '../kinds/rbac-declaration.js';
 import { installHttpGuard, type GuardScope } from '../plan/http-guard.js';
 import type { CommandIo } from './apiserver-command.js';
+import { closest, unknownFlagMessage } from './suggest.js';
 import {
   declaredGrants,
   engineGrants,
@@ -46,6 +47,8 @@ Writes the manifests of the operator whose entry module is <entry.js> (built Jav
 The entry is imported, not started (as for reconcilekit plan): export the Framework, Controller or Operator
 as \`framework\`, \`controller\`, \`operator\` or default, and start it only when run as the main module.
 Nothing talks to a cluster: the import sees a placeholder kubeconfig, and any request is refused.
+
+Exit codes: 0 written (or up to date), 1 an error or a stale file (--check), 2 a usage error.
 `;
 
 interface GenerateArgs {
@@ -64,6 +67,10 @@ export function parseGenerateArgs(argv: readonly string[]): GenerateArgs | strin
   const out: Partial<GenerateArgs> = { out: 'deploy', leaderElection: false, check: false };
   const rest = [...argv];
   if (WHAT.includes(rest[0] as What)) out.what = rest.shift() as What;
+  else if (rest[0] !== undefined && /^[a-z]+$/.test(rest[0])) {
+    // A bare word is not an entry module (those end in .js): a misspelt target.
+    return `unknown target "${rest[0]}"${closest(rest[0], WHAT) === undefined ? '' : ` (did you mean ${closest(rest[0], WHAT) ?? ''}?)`}: give one of ${WHAT.join(', ')}, or the entry module`;
+  }
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] ?? '';
     const value = (): string | undefined => {
@@ -76,7 +83,12 @@ export function parseGenerateArgs(argv: readonly string[]): GenerateArgs | strin
       out[arg.slice(2) as 'out' | 'name' | 'namespace' | 'image'] = v;
     } else if (arg === '--leader-election') out.leaderElection = true;
     else if (arg === '--check') out.check = true;
-    else if (arg.startsWith('-')) return `unknown option "${arg}"`;
+    else if (arg.startsWith('-'))
+      return unknownFlagMessage(
+        arg,
+        ['--out', '--name', '--namespace', '--image', '--leader-election', '--check', '--help'],
+        'option',
+      );
     else if (out.entry !== undefined) return `one entry module only, got "${out.entry}" and "${arg}"`;
     else out.entry = arg;
   }
@@ -188,7 +200,7 @@ export function renderCrds(kinds: readonly KindLike[]): string {
   return header + kinds.map((k) => dump(k.crd(), { noRefs: true, lineWidth: 120 })).join('---\n');
 }
 
-/** `reconcilekit generate`: 0 written (or up to date with --check), 1 errors or stale files. */
+/** `reconcilekit generate`: 0 written (or up to date with --check), 1 errors or stale files, 2 usage errors. */
 export async function runGenerateCommand(argv: readonly string[], io: GenerateIo): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.stdout(USAGE);
@@ -197,7 +209,7 @@ export async function runGenerateCommand(argv: readonly string[], io: GenerateIo
   const args = parseGenerateArgs(argv);
   if (typeof args === 'string') {
     io.stderr(`reconcilekit generate: ${args}\n${USAGE}`);
-    return 1;
+    return 2;
   }
   const path = resolve(args.entry);
   if (!existsSync(path)) {

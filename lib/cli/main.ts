@@ -13,6 +13,11 @@ commands:
   plan <entry.js>   what your operator would change, object by object, without changing anything
   generate [all|crd|rbac|helm] <entry.js>
                     write deploy/: CRDs of its kinds, least-privilege RBAC, a Helm chart
+
+exit codes (every command): 0 done, 1 failed (the operator failed, a file is stale, an error), 2 usage
+(unknown command or flag, a missing argument) — except plan, where 2 means changes are planned and a
+usage error is 1. apiserver and run-spec stopped by SIGINT/SIGTERM exit 0 once stopped; dev exits with
+your operator's code.
 `;
 
 const io = {
@@ -61,7 +66,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       stop.dispose();
     }
   }
-  const hint = closest(command, ['init', 'dev', 'plan', 'apiserver', 'run-spec', 'help']);
+  const hint = closest(command, ['init', 'dev', 'plan', 'apiserver', 'run-spec', 'generate', 'help']);
   process.stderr.write(
     `reconcilekit: unknown command "${command}"${hint === undefined ? '' : ` (did you mean ${hint}?)`} (try "reconcilekit help")\n`,
   );

@@ -334,7 +334,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   readinessChecks(): Record<string, HealthCheck> {
     const c = this.config;
     return {
-      'cache-synced': () => (this.isSynced ? undefined : 'caches not synced yet'),
+      'cache-synced': () => (this.isSynced ? undefined : this.notSyncedReason()),
       'not-stopping': () => (this.stopPromise === undefined ? undefined : 'shutting down'),
       'watches-healthy': () => this.sources?.problem(),
       'workers-stuck': () =>
@@ -366,8 +366,14 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   /** Why the controller is not ready, or undefined when it is. */
   get notReadyReason(): string | undefined {
     if (this.stopPromise !== undefined) return 'shutting down';
-    if (!this.isSynced) return 'caches not synced yet';
+    if (!this.isSynced) return this.notSyncedReason();
     return this.sources?.problem();
+  }
+
+  /** `caches not synced yet`, with what keeps them from syncing when a list or discovery fails. */
+  private notSyncedReason(): string {
+    const problem = this.sources?.problem();
+    return problem === undefined ? 'caches not synced yet' : `caches not synced yet: ${problem}`;
   }
 
   /** Sharded: the shard this replica is now (the value of its objects' shard label); undefined otherwise. */

@@ -80,6 +80,8 @@ export class SourceSet<Obj extends KubernetesObject> {
   private readonly acquired: Informer[] = [];
   private readonly unsubscribe: (() => void)[] = [];
   private primaryInformer: Informer<Obj> | undefined;
+  /** Why resolving the reconciled kind fails while start() retries it (undefined: it does not). */
+  private startProblem: string | undefined;
 
   constructor(
     private readonly logger: Logger,
@@ -107,12 +109,16 @@ export class SourceSet<Obj extends KubernetesObject> {
     return this.acquired;
   }
 
-  /** The first watch currently failing, as a readiness reason. */
+  /**
+   * The first watch currently failing — or, before the watches start, why the reconciled kind cannot be
+   * resolved — as a readiness reason naming the kind, the status code and what to fix.
+   */
   problem(): string | undefined {
-    for (const [gk, list] of this.byKind) {
+    if (this.startProblem !== undefined) return this.startProblem;
+    for (const list of this.byKind.values()) {
       for (const informer of list) {
-        const err = informer.watcher.lastSyncError;
-        if (err !== undefined) return `watch of ${gk} failing: ${err.message}`;
+        const problem = informer.watcher.lastSyncProblem;
+        if (problem !== undefined) return `watch failing: ${problem}`;
       }
     }
     return undefined;
@@ -134,9 +140,16 @@ export class SourceSet<Obj extends KubernetesObject> {
     // Started again (a sharded controller's next term): the previous start's informers were given back.
     this.byKind.clear();
     this.primaryInformer = undefined;
+    this.startProblem = undefined;
     const served = (ref: { apiVersion: string; kind: string }) =>
-      retryWithHints(`watching ${ref.kind} (${ref.apiVersion})`, this.logger, deadline, () =>
-        resolveServedKind(client, ref),
+      retryWithHints(
+        `watching ${ref.kind} (${ref.apiVersion})`,
+        this.logger,
+        deadline,
+        () => resolveServedKind(client, ref),
+        (line) => {
+          this.startProblem = line;
+        },
       );
     // Owned and mapped kinds are not checked here: their informers may list through another server (the
     // informer cache's); one that never syncs fails start() at the sync timeout, named.

@@ -2,6 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { abortableSleep } from '../util/abortable-sleep.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ApiError, isGone } from '../kube/api-error.js';
+import { explainListFailure } from '../kube/explain-api-error.js';
 import type { Logger } from '../observability/logger.js';
 import { WatcherMetrics } from './metrics.js';
 import { Store, objectKey } from './store.js';
@@ -145,6 +146,20 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   }
 
   /**
+   * {@link lastSyncError} explained for a person: the kind, the namespace, the status code and what to fix
+   * (e.g. the RBAC rule to grant); undefined while nothing fails. What the log line and `/readyz` say.
+   */
+  get lastSyncProblem(): string | undefined {
+    for (const lane of this.lanes) if (lane.lastSyncError !== undefined) return lane.lastSyncProblem;
+    return this.lastError === undefined ? undefined : this.explain(this.lastError);
+  }
+
+  private explain(err: unknown): string {
+    const { apiVersion, kind, plural, namespace } = this.options.resource;
+    return explainListFailure(err, { apiVersion, kind, plural, namespace });
+  }
+
+  /**
    * The resourceVersion the next watch resumes from (undefined: the next attempt lists). Of several
    * namespaces: the first namespace's.
    */
@@ -219,7 +234,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
         this.lastError = err;
         delay = backoff.next();
         this.metrics?.restarts.inc({ resource: this.label });
-        this.failures.failed(err, delay, hintFor(e));
+        this.failures.failed(err, delay, this.explain(e), !this.syncedValue);
       }
       if (delay > 0) await abortableSleep(delay, signal);
     }
@@ -457,16 +472,6 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
       }
     }
   }
-}
-
-/** What to do about a list/watch failure, for the log line. */
-function hintFor(e: unknown): string | undefined {
-  if (!(e instanceof ApiError)) return undefined;
-  if (e.code === 0) return 'the API server is unreachable: check the kubeconfig server URL and the network';
-  if (e.code === 401) return 'credentials rejected: check the kubeconfig user';
-  if (e.code === 403) return 'RBAC forbids list/watch of this resource: grant list and watch to the operator';
-  if (e.code === 404) return 'resource not served: is its CRD installed?';
-  return undefined;
 }
 
 /** Reads `signal.aborted` afresh (it changes across awaits; TypeScript narrows it as if it could not). */

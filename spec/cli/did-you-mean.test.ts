@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseApiServerArgs } from '../../lib/cli/apiserver-command.js';
 import { parseDevArgs } from '../../lib/cli/dev-command.js';
-import { parseInitArgs } from '../../lib/cli/init-command.js';
+import { runGenerateCommand } from '../../lib/cli/generate-command.js';
+import { parseInitArgs, runInitCommand } from '../../lib/cli/init-command.js';
 import { main } from '../../lib/cli/main.js';
 import { runPlanCommand } from '../../lib/cli/plan-command.js';
 import { parseRunSpecArgs } from '../../lib/cli/run-spec-command.js';
@@ -50,5 +51,35 @@ describe('did you mean', () => {
       process.stderr.write = write;
     }
     expect(said).toContain('unknown command "palnn" (did you mean plan?)');
+  });
+});
+
+describe('exit codes', () => {
+  function io(): { out: string[]; stdout: (t: string) => void; stderr: (t: string) => void } {
+    const out: string[] = [];
+    return { out, stdout: (t) => out.push(t), stderr: (t) => out.push(t) };
+  }
+
+  it('a usage error exits 2 in generate as in the other commands, with the nearest option or target', async () => {
+    const o = io();
+    expect(await runGenerateCommand(['rbac', 'x.js', '--chek'], o)).toBe(2);
+    expect(o.out.join('')).toContain('unknown option "--chek" (did you mean --check?)');
+    const t = io();
+    expect(await runGenerateCommand(['crds', 'x.js'], t)).toBe(2);
+    expect(t.out.join('')).toContain('unknown target "crds" (did you mean crd?)');
+    const i = io();
+    expect(await runInitCommand(['x', '--knid', 'Foo'], i)).toBe(2);
+    const write = process.stderr.write.bind(process.stderr);
+    let said = '';
+    process.stderr.write = (text: string) => {
+      said += text;
+      return true;
+    };
+    try {
+      expect(await main(['genrate'])).toBe(2);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(said).toContain('unknown command "genrate" (did you mean generate?)');
   });
 });

@@ -57,10 +57,9 @@ describe('repeated list/watch failures', () => {
       const warnings = logger.lines.filter((l) => l.level === 'warn');
       // 20 failures, one line: the first, with what to do …
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]?.message).toMatch(/^list\/watch failed; retrying in \d+ ms$/);
-      expect(warnings[0]?.meta).toMatchObject({
-        hint: 'RBAC forbids list/watch of this resource: grant list and watch to the operator',
-      });
+      expect(warnings[0]?.message).toMatch(
+        /^list\/watch failed: ConfigMap \(v1\) in namespace default: 403 Forbidden: RBAC forbids list and watch of configmaps in namespace default: grant the verbs list and watch on resource "configmaps" of API group "" to the operator's identity \(a Role in default or a ClusterRole; .*\); retrying in \d+ ms \(attempt 1, not synced for 0 s\)$/,
+      );
       // … and the recovery with the count.
       const recovered = logger.lines.filter((l) => l.message.startsWith('list/watch recovered after'));
       expect(recovered).toHaveLength(1);
@@ -82,12 +81,42 @@ describe('repeated list/watch failures', () => {
       now += 1000; // 100 failures over 100 s
     }
     expect(logger.lines.map((l) => l.message)).toEqual([
-      'list/watch failed; retrying in 1000 ms',
-      'list/watch still failing with the same error: 61 times in 60 s; retrying in 1000 ms',
+      'list/watch failed: grant list; retrying in 1000 ms',
+      'list/watch still failing with the same error: 61 times in 60 s; retrying in 1000 ms: grant list',
     ]);
     summary.failed(Object.assign(new Error('connection refused'), { code: 0 }), 1000, undefined);
     expect(logger.lines).toHaveLength(3);
+    expect(logger.lines.at(-1)?.message).toBe('list/watch failed: connection refused; retrying in 1000 ms');
     summary.recovered();
-    expect(logger.lines.at(-1)?.message).toBe('list/watch recovered after 1 failure in 0 s');
+    expect(logger.lines.at(-1)?.message).toBe('list/watch recovered after 101 failures in 100 s');
+  });
+
+  it('reports every failed attempt (at most two a second) while the watcher has never synced, for the first 2 min', () => {
+    let now = 0;
+    const logger = recordingLogger();
+    const summary = new FailureSummary(logger, () => now, 60_000);
+    const forbidden = Object.assign(new Error('configmaps is forbidden'), { code: 403 });
+    // Backoff 0.25 s: four tries a second, two lines a second.
+    for (let i = 0; i < 20; i++) {
+      summary.failed(forbidden, 250, 'grant list', true);
+      now += 250;
+    }
+    expect(logger.lines.map((l) => l.message)).toEqual(
+      Array.from(
+        { length: 10 },
+        (_, k) =>
+          `list/watch failed: grant list; retrying in 250 ms (attempt ${2 * k + 1}, not synced for ${Math.round((k * 500) / 1000)} s)`,
+      ),
+    );
+    // Past 2 min of waiting: back to a summary a minute.
+    logger.lines.length = 0;
+    now = 130_000;
+    for (let i = 0; i < 60; i++) {
+      summary.failed(forbidden, 30_000, 'grant list', true);
+      now += 30_000;
+    }
+    expect(logger.lines.length).toBeGreaterThanOrEqual(15);
+    expect(logger.lines.length).toBeLessThanOrEqual(31);
+    expect(logger.lines.every((l) => l.message.startsWith('list/watch still failing'))).toBe(true);
   });
 });
