@@ -68,7 +68,7 @@ describe('exit codes', () => {
     expect(await runGenerateCommand(['crds', 'x.js'], t)).toBe(2);
     expect(t.out.join('')).toContain('unknown target "crds" (did you mean crd?)');
     const i = io();
-    expect(await runInitCommand(['x', '--knid', 'Foo'], i)).toBe(2);
+    expect(runInitCommand(['x', '--knid', 'Foo'], i)).toBe(2);
     const write = process.stderr.write.bind(process.stderr);
     let said = '';
     process.stderr.write = (text: string) => {
