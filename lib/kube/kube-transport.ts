@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import http, { type OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type * as http from 'node:http';
+import type * as https from 'node:https';
+import { nodeHttp, nodeHttps } from '../util/node-http.js';
 import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
@@ -175,7 +177,7 @@ export class KubeTransport {
         ? new HttpsProxyAgent({ ...common, ...tls, proxy: this.proxyUrl })
         : new HttpProxyAgent({ ...common, proxy: this.proxyUrl });
     }
-    return this.isHttps ? new https.Agent({ ...common, ...tls }) : new http.Agent(common);
+    return this.isHttps ? new nodeHttps.Agent({ ...common, ...tls }) : new nodeHttp.Agent(common);
   }
 
   /** The agent of `kind` for the current credential (a rotated client certificate gets a new one). */
@@ -251,7 +253,7 @@ export class KubeTransport {
     agent: http.Agent,
     signal?: AbortSignal,
   ): Promise<http.IncomingMessage> {
-    const send = url.protocol === 'https:' ? https.request : http.request;
+    const send = url.protocol === 'https:' ? nodeHttps.request : nodeHttp.request;
     return new Promise((resolve, reject) => {
       const request = send(url, { method, headers, agent, signal }, resolve);
       request.on('error', (err) => {
@@ -305,7 +307,8 @@ export function toApiError(
   } catch {
     // not JSON: keep the raw text as the message
   }
-  const reason = typeof status?.reason === 'string' ? status.reason : (http.STATUS_CODES[code] ?? 'Unknown');
+  const reason =
+    typeof status?.reason === 'string' ? status.reason : (nodeHttp.STATUS_CODES[code] ?? 'Unknown');
   const message = typeof status?.message === 'string' ? status.message : body.slice(0, 500);
   const details = status?.details as { retryAfterSeconds?: unknown } | undefined;
   const header = headers['retry-after'];

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { nodeHttp } from '../util/node-http.js';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { handleDebug, type DebugSource } from '../debug/debug-routes.js';
@@ -55,7 +56,7 @@ export class HealthServer {
   async start(signal?: AbortSignal): Promise<string> {
     if (this.boundUrl !== undefined) return this.boundUrl;
     signal?.throwIfAborted();
-    const server = createServer((req, res) => {
+    const server = nodeHttp.createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(err instanceof Error ? err.message : String(err));

@@ -1,11 +1,13 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Worker } from 'node:worker_threads';
-import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { constantTimeEqual } from '../util/constant-time-equal.js';
 import { randomToken } from '../util/random-token.js';
+import type * as http from 'node:http';
+import type * as https from 'node:https';
+import { nodeHttp, nodeHttps } from '../util/node-http.js';
 
 /** Most bytes of a request body the proxy reads before deciding (kube-apiserver's own request limit). */
 export const DRY_RUN_PROXY_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -123,7 +125,7 @@ export async function serveDryRunProxy(real: KubeConfig): Promise<DryRunProxy> {
   const upstream = new URL(cluster.server);
   const prefix = upstream.pathname.replace(/\/$/, '');
   // Taken now: the plan's HTTP guard, installed later, must not see the proxy's own forwarding.
-  const send = upstream.protocol === 'https:' ? https.request : http.request;
+  const send = upstream.protocol === 'https:' ? nodeHttps.request : nodeHttp.request;
   const token = randomToken();
   const refused: RefusedWrite[] = [];
   const refuse = (
@@ -169,7 +171,7 @@ export async function serveDryRunProxy(real: KubeConfig): Promise<DryRunProxy> {
     else req.pipe(out);
   };
 
-  const server = http.createServer((req, res) => {
+  const server = nodeHttp.createServer((req, res) => {
     void (async () => {
       const auth = req.headers.authorization ?? '';
       if (!auth.startsWith('Bearer ') || !constantTimeEqual(auth.slice(7), token)) {

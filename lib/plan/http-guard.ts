@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import http from 'node:http';
-import https from 'node:https';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { NotPlannableError } from './planning-client.js';
+import type * as http from 'node:http';
+import type * as https from 'node:https';
+import { nodeHttp, nodeHttps } from '../util/node-http.js';
 
 /**
  * What the guard knows about the object being planned: the API server (the only host a dry-run write may
@@ -199,6 +200,12 @@ function guardFetch(original: typeof fetch): typeof fetch {
   };
 }
 
+/** The built-in modules' objects, whose `request` the guard replaces (`syncBuiltinESMExports` shows it to ES imports). */
+const patchable = {
+  http: nodeHttp as { request: typeof http.request },
+  https: nodeHttps as { request: typeof https.request },
+};
+
 /**
  * Installs the guard over outgoing HTTP (node:http and node:https `request`, global `fetch`, and the undici
  * dispatcher client-node 2.x sends through) until the
@@ -210,9 +217,9 @@ export function installHttpGuard(everywhere?: GuardScope): () => void {
   const previous = outside;
   if (everywhere !== undefined) outside = everywhere;
   if (installed === 0) {
-    originals = { http: http.request, https: https.request, fetch: globalThis.fetch };
-    http.request = guardRequest(originals.http, 'http:');
-    https.request = guardRequest(originals.https, 'https:');
+    originals = { http: patchable.http.request, https: patchable.https.request, fetch: globalThis.fetch };
+    patchable.http.request = guardRequest(originals.http, 'http:');
+    patchable.https.request = guardRequest(originals.https, 'https:');
     globalThis.fetch = guardFetch(originals.fetch);
     syncBuiltinESMExports();
     const proto = undiciDispatcherBase();
@@ -229,8 +236,8 @@ export function installHttpGuard(everywhere?: GuardScope): () => void {
     if (everywhere !== undefined) outside = previous;
     installed--;
     if (installed === 0 && originals !== undefined) {
-      http.request = originals.http;
-      https.request = originals.https;
+      patchable.http.request = originals.http;
+      patchable.https.request = originals.https;
       globalThis.fetch = originals.fetch;
       originals = undefined;
       syncBuiltinESMExports();

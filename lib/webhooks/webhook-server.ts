@@ -9,7 +9,8 @@
  * kube-apiserver sends) and when the server stops. {@link WebhookServer.setCertificate} swaps the serving
  * certificate for new connections while requests on open ones finish: rotation drops nothing.
  */
-import { createServer, type Server } from 'node:https';
+import type { Server } from 'node:https';
+import { nodeHttps } from '../util/node-http.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../observability/logger.js';
@@ -155,9 +156,12 @@ export class WebhookServer {
   async start(signal?: AbortSignal): Promise<string> {
     if (this.server !== undefined) return this.url ?? '';
     signal?.throwIfAborted();
-    const server = createServer({ cert: this.certificate.cert, key: this.certificate.key }, (req, res) => {
-      this.handle(req, res);
-    });
+    const server = nodeHttps.createServer(
+      { cert: this.certificate.cert, key: this.certificate.key },
+      (req, res) => {
+        this.handle(req, res);
+      },
+    );
     server.on('secureConnection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));

@@ -56,7 +56,9 @@ describe('npm pack', { timeout: 60_000 }, () => {
 
   it('builds on prepack from a clean dist/lib, without source maps', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    expect(pkg.scripts.prepack).toMatch(/npm run clean && tsc -p tsconfig\.build\.json --sourceMap false/);
+    expect(pkg.scripts.prepack).toMatch(
+      /npm run clean && tsc -p tsconfig\.build\.json --sourceMap false && node scripts\/bundle-dist\.mjs$/,
+    );
     expect(pkg.files).toContain('!dist/lib/**/*.map');
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/Apache License\s+Version 2\.0/);
   });
@@ -75,10 +77,14 @@ describe('npm pack', { timeout: 60_000 }, () => {
         (e) => `package/dist/lib/${e.slice('reconcilekit/'.length)}/index.d.ts`,
       ),
       'package/dist/lib/cli/main.js',
-      'package/dist/lib/cli/init-command.js',
     ]) {
       expect(files).toContain(f);
     }
+    // Bundled per entry: an entry's file, the CLI's, a worker's, and chunks shared between them — not one
+    // file per module (tsc's ~400), which Node's loader pays for one by one.
+    const scripts = files.filter((f) => f.endsWith('.js') && f.startsWith('package/dist/'));
+    expect(scripts.length).toBeLessThanOrEqual(ENTRY_POINTS.length + 40);
+    expect(files).not.toContain('package/dist/lib/crud/framework.js');
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(files.filter((f) => /\.test\.|\/spec\/|\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
   });
@@ -97,6 +103,67 @@ describe('installed into a fresh project', { timeout: 120_000 }, () => {
     ENTRY_POINTS.forEach((e, i) => {
       expect(keys[i]).toEqual(expect.arrayContaining([...SAMPLE_EXPORTS[e]]));
     });
+  });
+
+  it('gives one copy of each class and function to every entry that exports it (`instanceof` holds across subpaths)', async () => {
+    const file = join(scratch, 'identity.mjs');
+    writeFileSync(
+      file,
+      [
+        `const root = await import('reconcilekit');`,
+        // The API server imports nothing outside itself: its `ApiError` is the server's own error of that name.
+        `const entries = ${JSON.stringify(ENTRY_POINTS.filter((e) => e !== 'reconcilekit' && e !== 'reconcilekit/apiserver'))};`,
+        `const shared = {}, differ = [];`,
+        `for (const e of entries) {`,
+        `  const sub = await import(e);`,
+        `  for (const [name, value] of Object.entries(sub)) {`,
+        `    if (!(name in root)) continue;`,
+        `    shared[e] = (shared[e] ?? 0) + 1;`,
+        `    if (root[name] !== value) differ.push(e + ' ' + name);`,
+        `  }`,
+        `}`,
+        `const { Framework } = await import('reconcilekit/crud');`,
+        `const { TerminalError } = await import('reconcilekit/engine');`,
+        `const checks = [new root.TerminalError('x') instanceof TerminalError, root.Framework === Framework];`,
+        `console.log(JSON.stringify({ shared, differ, checks }));`,
+      ].join('\n'),
+    );
+    const { stdout } = await run(process.execPath, [file], { cwd: scratch });
+    const { shared, differ, checks } = JSON.parse(stdout) as {
+      shared: Record<string, number>;
+      differ: string[];
+      checks: boolean[];
+    };
+    expect(differ).toEqual([]);
+    expect(checks).toEqual([true, true]);
+    // The front ends' entries overlap the root's exports (crud, controller, engine, sharding, …).
+    expect(Object.keys(shared).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it("loads few files on `import('reconcilekit')`, and neither the API server, CEL, client-node nor Node's undici", async () => {
+    const file = join(scratch, 'start-up.mjs');
+    writeFileSync(
+      file,
+      [
+        `import { registerHooks } from 'node:module';`,
+        `const urls = [];`,
+        `registerHooks({ resolve(s, c, next) { const r = next(s, c); urls.push(r.url); return r; } });`,
+        `await import('reconcilekit');`,
+        `const own = urls.filter((u) => u.includes('/node_modules/reconcilekit/'));`,
+        `const of = (part) => urls.filter((u) => u.includes(part)).length;`,
+        `console.log(JSON.stringify({`,
+        `  own: own.length,`,
+        `  heavy: ['@kubernetes/client-node', '@marcbachmann/cel-js', 'typebox', 'node-forge', 're2js', '/yaml/', '/apiserver/'].filter((p) => of(p) > 0),`,
+        `  undici: process.moduleLoadList.some((m) => m.includes('deps/undici')),`,
+        `}));`,
+      ].join('\n'),
+    );
+    const { stdout } = await run(process.execPath, [file], { cwd: scratch });
+    const result = JSON.parse(stdout) as { own: number; heavy: string[]; undici: boolean };
+    // The root entry and its one chunk (tsc's layout was ~230 files).
+    expect(result.own).toBeLessThanOrEqual(3);
+    expect(result.heavy).toEqual([]);
+    expect(result.undici).toBe(false);
   });
 
   it('requires every entry point from CommonJS (Node ≥ 22.12 loads ESM through require)', async () => {

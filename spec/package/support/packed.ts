@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -40,6 +41,7 @@ function workDir(): string {
     .update(readFileSync(join(ROOT, 'package.json')))
     .update(String(newestMtime(join(ROOT, 'dist/lib'))))
     .update(String(newestMtime(join(ROOT, 'bin'))))
+    .update(readFileSync(join(ROOT, 'scripts/bundle-dist.mjs')))
     .digest('hex')
     .slice(0, 16);
   const dir = join(tmpdir(), `reconcilekit-pack-${key}`);
@@ -75,7 +77,8 @@ async function once(done: string, make: () => Promise<void>): Promise<void> {
 /**
  * The path of `reconcilekit-<version>.tgz` packed from the current build. Packs with `--ignore-scripts`:
  * the `prepack` build would rewrite dist/ under the feet of specs running in parallel (the spec checks
- * that `prepack` builds; `make test` builds first).
+ * that `prepack` builds; `make test` builds first). What `prepack` does after tsc, bundling dist/lib per
+ * entry, is done here on a copy of the build.
  */
 export async function packedTarball(): Promise<string> {
   const dir = workDir();
@@ -86,7 +89,19 @@ export async function packedTarball(): Promise<string> {
     const staging = join(dir, 'staging');
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging);
-    await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', staging], { cwd: ROOT });
+    // The package as `prepack` leaves it: a copy of the build, bundled per entry (scripts/bundle-dist.mjs).
+    const source = join(dir, 'package');
+    rmSync(source, { recursive: true, force: true });
+    for (const part of ['package.json', 'README.md', 'LICENSE', 'bin', 'dist/lib']) {
+      cpSync(join(ROOT, part), join(source, part), {
+        recursive: true,
+        filter: (from) => !from.endsWith('.map'),
+      });
+    }
+    await run(process.execPath, [join(ROOT, 'scripts/bundle-dist.mjs'), source]);
+    await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', staging], {
+      cwd: source,
+    });
     renameSync(join(staging, `reconcilekit-${version}.tgz`), tarball);
   });
   return tarball;
