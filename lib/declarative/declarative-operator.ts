@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { ApiServer } from '../apiserver/index.js';
+import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ensureCrd } from '../kube/ensure-crd.js';
 import { isAlreadyExists } from '../kube/api-error.js';
 import { clientNode } from '../kube/client-node.js';
@@ -51,6 +52,12 @@ export interface DeclarativeOperatorOptions {
    * still in its controller's `reportErrors()`.
    */
   errorRateLimit?: { first: number; intervalMs: number };
+  /**
+   * Not available: a declarative controller's pass evaluates its pipeline over the whole state of its
+   * sources (joins, aggregations), so its work does not split by object across replicas. Anything but
+   * `false` is refused with an `InvalidConfigError`; run one replica (docs/sharding.md).
+   */
+  sharding?: false;
 }
 
 /**
@@ -91,6 +98,12 @@ export class DeclarativeOperator {
     this.logger = (options.logger ?? silentLogger()).child({ operator: name });
     this.limiter = new ErrorRateLimiter(options.errorRateLimit ?? {});
     this.apiServer = options.apiServer;
+    const sharding: unknown = (options as { sharding?: unknown }).sharding;
+    if (sharding !== undefined && sharding !== false) {
+      throw new InvalidConfigError(
+        `new DeclarativeOperator('${name}', spec, { sharding }): a declarative operator cannot be sharded — each pass evaluates its pipeline over the whole state of its sources, which does not split by object across replicas; drop the sharding option and run one replica (docs/sharding.md)`,
+      );
+    }
     checkOperatorSpec(spec);
     for (const c of spec.controllers) this.addController(c);
   }
