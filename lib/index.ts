@@ -127,6 +127,15 @@ export {
   type KubeTransportOptions,
 } from './kube/kube-transport.js';
 export {
+  loggingWarningHandler,
+  parseWarningHeaders,
+  API_WARNINGS_METRIC,
+  MAX_REMEMBERED_WARNINGS,
+  type ApiWarning,
+  type WarningHandler,
+  type LoggingWarningHandlerOptions,
+} from './kube/api-warnings.js';
+export {
   ObjectClient,
   DEFAULT_FIELD_MANAGER,
   PATCH_CONTENT_TYPES,

@@ -42,6 +42,7 @@ import { addFinalizer, removeFinalizer } from './finalizers.js';
 import { FlatLogger } from './flat-logger.js';
 import { freshChange } from './fresh-change.js';
 import { makeClient } from '../kube/make-client.js';
+import { loggingWarningHandler } from '../kube/api-warnings.js';
 import type { PassBody } from './pass-body.js';
 import { PassRunner, type FinalizerOps, type ReconcileOutcome } from './pass-runner.js';
 import { RemovedFinalizerMemory } from './removed-finalizer-memory.js';
@@ -166,6 +167,9 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       c.name,
       c.kubeConfig,
       c.resource !== undefined || c.leaderElection !== false || c.crd !== undefined,
+      c.warningHandler === false
+        ? undefined
+        : (c.warningHandler ?? loggingWarningHandler({ logger: this.logger, registry: this.registry })),
     );
     if (c.finalizer !== false && this.client === undefined) {
       throw new InvalidConfigError(

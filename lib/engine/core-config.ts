@@ -11,6 +11,7 @@ import type { BackOffFactory } from '../util/backoff.js';
 import type { Predicate } from './predicates.js';
 import type { WatchSource } from './watch-source.js';
 import type { ShardingOptions } from '../sharding/sharding-options.js';
+import type { WarningHandler } from '../kube/api-warnings.js';
 
 /**
  * The kind the framework reconciles, and which of its objects.
@@ -223,6 +224,13 @@ export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
    * `informers` (or an Operator's) has its own setting.
    */
   watchList?: boolean;
+  /**
+   * What to do with the API server's `Warning` headers (a deprecated API or CRD version, a dropped unknown
+   * field, an admission warning). Default: {@link loggingWarningHandler} — each distinct text logged once as
+   * a warning, every one counted in `reconcilekit_api_warnings_total`. A function replaces it; `false`
+   * drops them.
+   */
+  warningHandler?: WarningHandler | false;
   /**
    * Shared watches: controllers given the same cache share one list+watch and one store per
    * (apiVersion, kind, namespace, selectors). Default: a private cache. `Operator` passes its own.

@@ -39,6 +39,7 @@ import type { RetryPolicy } from './retry-policy.js';
 import type { Predicate } from './predicates.js';
 import type { WatchSource } from './watch-source.js';
 import { resolveSharding, type ResolvedShardingOptions } from '../sharding/sharding-options.js';
+import type { WarningHandler } from '../kube/api-warnings.js';
 
 /**
  * A {@link CoreConfig} with every default applied and every field checked.
@@ -87,6 +88,8 @@ export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObj
   liveReads: true | readonly { apiVersion: string; kind: string }[];
   keepManagedFields: boolean;
   watchList: boolean;
+  /** undefined: the default handler (logged once per text, counted). */
+  warningHandler: WarningHandler | false | undefined;
 }
 
 /**
@@ -435,7 +438,16 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     liveReads,
     keepManagedFields: flag(c.keepManagedFields, 'config.keepManagedFields', false),
     watchList: flag(c.watchList, 'config.watchList', true),
+    warningHandler: resolveWarningHandler(c.warningHandler),
   };
+}
+
+function resolveWarningHandler(value: unknown): WarningHandler | false | undefined {
+  if (value === undefined || value === false) return value;
+  if (typeof value !== 'function') {
+    fail(`config.warningHandler must be a function (warning, request) => void or false, got ${typeof value}`);
+  }
+  return value as WarningHandler;
 }
 
 function resolveLiveReads(value: unknown): ResolvedCoreConfig['liveReads'] {

@@ -8,6 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ApiError, connectionError } from './api-error.js';
+import { parseWarningHeaders, type WarningHandler } from './api-warnings.js';
 import { KubeCredentials, type Credential } from './kube-credentials.js';
 import { asClientNode, type LoadedKubeConfig } from './loaded-kube-config.js';
 
@@ -82,6 +83,11 @@ export interface KubeTransportOptions {
   agent?: http.Agent | https.Agent;
   /** `User-Agent` header. Default: {@link DEFAULT_USER_AGENT}. */
   userAgent?: string;
+  /**
+   * Called for each `299` Warning header of each response (deprecations and the like). Default: none —
+   * a controller's or Operator's client gets {@link loggingWarningHandler} (see their `warningHandler`).
+   */
+  warningHandler?: WarningHandler;
 }
 
 type TlsOptions = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
@@ -113,6 +119,8 @@ export class KubeTransport {
   /** Agents by kind and client-certificate identity (an exec plugin may rotate the certificate). */
   private readonly agents = new Map<string, http.Agent>();
   private cachedCredential: Credential | undefined;
+  /** Gets the server's `Warning` headers (see {@link KubeTransportOptions.warningHandler}); replaceable. */
+  warningHandler: WarningHandler | undefined;
 
   constructor(options: KubeTransportOptions) {
     const kc = options.kubeConfig;
@@ -149,6 +157,7 @@ export class KubeTransport {
     }
     this.credentials = new KubeCredentials(kc);
     this.givenAgent = options.agent;
+    this.warningHandler = options.warningHandler;
   }
 
   /** The configuration as a client-node `KubeConfig` (made, loading client-node, when it was not one). */
@@ -255,12 +264,31 @@ export class KubeTransport {
   ): Promise<http.IncomingMessage> {
     const send = url.protocol === 'https:' ? nodeHttps.request : nodeHttp.request;
     return new Promise((resolve, reject) => {
-      const request = send(url, { method, headers, agent, signal }, resolve);
+      const request = send(url, { method, headers, agent, signal }, (res) => {
+        if (this.warningHandler !== undefined) this.reportWarnings(res, method, url.pathname);
+        resolve(res);
+      });
       request.on('error', (err) => {
         reject(signal?.aborted === true ? err : connectionError(err, `${method} ${url.pathname} failed`));
       });
       request.end(payload);
     });
+  }
+
+  /** Hands the response's 299 `Warning` headers to the handler; a handler that throws costs the request nothing. */
+  private reportWarnings(res: http.IncomingMessage, method: string, path: string): void {
+    const values: string[] = [];
+    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+      if (res.rawHeaders[i]?.toLowerCase() === 'warning') values.push(res.rawHeaders[i + 1] ?? '');
+    }
+    if (values.length === 0) return;
+    for (const warning of parseWarningHeaders(values)) {
+      try {
+        this.warningHandler?.(warning, { method, path });
+      } catch {
+        // The handler is the user's: its failure must not fail the API call.
+      }
+    }
   }
 
   /** Sends a request over the shared agent; resolves with the decoded JSON body, rejects with ApiError. */

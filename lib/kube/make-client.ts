@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import type { WarningHandler } from './api-warnings.js';
 import { isKubeConfigNotFound, readKubeConfig } from './kube-config.js';
 import { ObjectClient } from './object-client.js';
 
@@ -13,11 +14,13 @@ export function makeClient(
   name: string,
   kubeConfig: KubeConfig | undefined,
   needsApi: boolean,
+  warningHandler?: WarningHandler,
 ): ObjectClient | undefined {
   const userAgent = `reconcilekit/${name}`;
-  if (kubeConfig !== undefined) return new ObjectClient({ kubeConfig, userAgent });
+  const warnings = warningHandler === undefined ? {} : { warningHandler };
+  if (kubeConfig !== undefined) return new ObjectClient({ kubeConfig, userAgent, ...warnings });
   try {
-    return new ObjectClient({ kubeConfig: readKubeConfig(), userAgent });
+    return new ObjectClient({ kubeConfig: readKubeConfig(), userAgent, ...warnings });
   } catch (err) {
     if (!isKubeConfigNotFound(err)) throw err;
     if (needsApi) throw new InvalidConfigError(`config.kubeConfig: ${err.message}`, { cause: err });

@@ -3,6 +3,7 @@ import type https from 'node:https';
 import { createInterface } from 'node:readline';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { ApiError } from './api-error.js';
+import type { WarningHandler } from './api-warnings.js';
 import type { CacheReader } from './cache-reader.js';
 import {
   KubeTransport,
@@ -56,6 +57,8 @@ export interface ObjectClientOptions {
   fieldManager?: string;
   /** Aborts every request of this client when aborted (in addition to per-call signals). */
   signal?: AbortSignal;
+  /** Gets every `299` Warning header the API server answers (see {@link loggingWarningHandler}). Default: none. */
+  warningHandler?: WarningHandler;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { WarningHandler } from '../kube/api-warnings.js';
 import type { Registry } from 'prom-client';
 import type { DebugPageOptions, HealthServerConfig, LeaderElectionOptions } from '../engine/core-config.js';
 import type { ControllerCore } from '../engine/controller-core.js';
@@ -68,6 +69,13 @@ export interface OperatorOptions {
    * them, paged LISTs where it does not (see WatcherOptions.watchList). Default true.
    */
   watchList?: boolean;
+  /**
+   * What the Operator's client (its shared watches, its Lease) does with the API server's `Warning`
+   * headers. Default: {@link loggingWarningHandler} — each distinct text logged once, every one counted in
+   * `reconcilekit_api_warnings_total`; `false` drops them. Each controller's own client follows the
+   * controller's `warningHandler`.
+   */
+  warningHandler?: WarningHandler | false;
   /** Logger. Default: `createLogger()`. */
   logger?: Logger;
   /**

@@ -8,6 +8,7 @@ import { startRefusedByPlan } from '../engine/plan-loading.js';
 import { resolveCoreConfig, type ResolvedCoreConfig } from '../engine/resolve-core-config.js';
 import { handleSignals, type HandleSignalsOptions } from '../host/handle-signals.js';
 import { makeClient } from '../kube/make-client.js';
+import { loggingWarningHandler } from '../kube/api-warnings.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import { WebhookHost } from '../webhooks/webhook-host.js';
 import { Host } from '../host/host.js';
@@ -105,7 +106,24 @@ export class Operator {
     setMaxListeners(0, this.lifetime.signal);
     if (this.settings.collectDefaultMetrics) addProcessMetrics(this.settings.registry);
     this.logger = this.settings.logger.child({ operator: this.settings.name });
-    this.client = makeClient(this.settings.name, options.kubeConfig, this.settings.leaderElection !== false);
+    if (
+      options.warningHandler !== undefined &&
+      options.warningHandler !== false &&
+      typeof options.warningHandler !== 'function'
+    ) {
+      throw new InvalidConfigError(
+        `new Operator(options): warningHandler must be a function (warning, request) => void or false, got ${typeof options.warningHandler}`,
+      );
+    }
+    this.client = makeClient(
+      this.settings.name,
+      options.kubeConfig,
+      this.settings.leaderElection !== false,
+      options.warningHandler === false
+        ? undefined
+        : (options.warningHandler ??
+            loggingWarningHandler({ logger: this.logger, registry: this.settings.registry })),
+    );
     if (this.client !== undefined) {
       this.informers = new InformerCache({
         client: this.client,
