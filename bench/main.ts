@@ -28,6 +28,7 @@ const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<Wor
   13: async () => (await import('./workloads/large-caches.js')).runLargeCaches,
   14: async () => (await import('./workloads/priority-queue.js')).runPriorityQueue,
   15: async () => (await import('./workloads/field-index.js')).runFieldIndex,
+  16: async () => (await import('./workloads/admission.js')).runAdmission,
 };
 
 /** The machine a run happened on, for the report. */

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the controller-runtime peer of `make bench` into ~/.cache/reconcilekit/bench-peers/<hash>/ (never
-# committed), reused while main.go, go.mod and go.sum are unchanged. Prints the binary's path on the last line.
+# committed), reused while its .go files, go.mod and go.sum are unchanged. Prints the binary's path on the last line.
 # Exit 3 with the reason on stderr when Go is not installed. --print: the path if built, exit 1 otherwise.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-hash="$(cat "$here/main.go" "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-12)"
+hash="$(cat "$here"/*.go "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-12)"
 dir="${XDG_CACHE_HOME:-$HOME/.cache}/reconcilekit/bench-peers/controller-runtime-$hash"
 bin="$dir/controller-runtime-peer"
 if [[ "${1:-}" == "--print" ]]; then

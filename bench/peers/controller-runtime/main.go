@@ -196,7 +196,13 @@ func main() {
 	workers := flag.Int("workers", 1, "MaxConcurrentReconciles")
 	idiom := flag.String("idiom", "tuned", "tuned (workloads 2, 3, 7) or docs (workload 9)")
 	autostart := flag.Bool("autostart", false, "start the manager as soon as it is built")
+	webhookPort := flag.Int("webhook-port", 0, "serve the Website webhooks on this port instead (workload 16)")
+	certDir := flag.String("cert-dir", "", "directory of tls.crt and tls.key for --webhook-port")
 	flag.Parse()
+	if *webhookPort > 0 {
+		runWebhooks(*webhookPort, *certDir)
+		return
+	}
 	docs := *idiom == "docs"
 	if docs {
 		// kubebuilder's main.go: zap, development mode, on stderr (the driver sends it to a file).
