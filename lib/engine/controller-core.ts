@@ -754,7 +754,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
   private sourceHandlers(): SourceHandlers<Obj> {
     const filtering = this.config.retryPolicy !== undefined;
     return {
-      changed: (key, obj, old, initial) => {
+      changed: (key, obj, old, initial, own) => {
         this.objects.seen(key, obj.metadata?.uid);
         if (this.shardRun !== undefined) {
           this.departures.delete(key);
@@ -772,10 +772,11 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
           }
         }
         this.note(key, old === undefined ? TRIGGERS.add : TRIGGERS.update);
-        // The first list, an update that changed nothing (a relist) and one that changed only the status
+        // The first list, an update that changed nothing (a relist), one that changed only the status
         // (the operator's own status write, most often: its no-op pass must not run ahead of objects not yet
-        // reconciled once) is background work; a new object or a spec/metadata change is a user's.
-        const background = initial || (old !== undefined && !freshChange(old, obj));
+        // reconciled once) and one that shows the controller's own write (an annotation on an object without
+        // a generation, say) is background work; a new object or a spec/metadata change is a user's.
+        const background = initial || own || (old !== undefined && !freshChange(old, obj));
         this.pool.add(key, background ? LOW_PRIORITY : DEFAULT_PRIORITY);
       },
       deleted: (key, obj) => {
@@ -794,11 +795,13 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         this.note(key, TRIGGERS.delete);
         this.pool.add(key);
       },
-      touched: (key, via, event, kind, child, initial) => {
+      touched: (key, via, event, kind, child, initial, own) => {
         if (this.historyRecorder !== undefined)
           this.triggers.note(key, sourceTrigger(via, event, kind, child));
-        this.pool.add(key, initial ? LOW_PRIORITY : DEFAULT_PRIORITY);
+        // A child's change the controller made itself (its create or update) queues behind others' changes.
+        this.pool.add(key, initial || own ? LOW_PRIORITY : DEFAULT_PRIORITY);
       },
+      ownWrite: (source, obj) => this.reads?.ownWrite(source, obj) ?? false,
       sourceError: (source, err) => {
         this.controllerMetrics.observeSourceError(source);
         this.logger.error(`watch source ${source}: event dropped`, { err });

@@ -20,12 +20,13 @@ export interface SourceHandlers<Obj> {
    * The reconciled object was added or changed (`old`: the previous object on an update); `initial`: the
    * event is part of its watch's first list (the object existed before the controller started).
    */
-  changed(key: string, obj: Obj, old: Obj | undefined, initial: boolean): void;
+  changed(key: string, obj: Obj, old: Obj | undefined, initial: boolean, own: boolean): void;
   /** The reconciled object is gone (last known state). */
   deleted(key: string, obj: Obj): void;
   /**
    * An owned or mapped object (`child`, the live view's trigger) changed: this primary needs a pass;
-   * `initial`: the event is part of the child watch's first list.
+   * `initial`: the event is part of the child watch's first list; `own`: the event shows one of the
+   * controller's own writes ({@link ownWrite}).
    */
   touched(
     key: string,
@@ -34,7 +35,13 @@ export interface SourceHandlers<Obj> {
     kind: string,
     child: KubernetesObject,
     initial: boolean,
+    own: boolean,
   ): void;
+  /**
+   * Whether `obj`, added or updated in a watch of `source`, is the answer to a write of the controller's
+   * own client (asked once per event; absent: never). The `own` of {@link changed} and {@link touched}.
+   */
+  ownWrite?(source: { apiVersion: string; kind: string }, obj: KubernetesObject): boolean;
   /** A predicate or mapper failed or returned garbage: logged and counted, the event dropped. */
   sourceError(source: string, error: unknown): void;
 }
@@ -157,14 +164,16 @@ export class SourceSet<Obj extends KubernetesObject> {
     const primary = this.add<Obj>({ ...resource, plural: resource.plural ?? resolved.plural });
     this.primaryInformer = primary;
     const passes = filter(spec.predicates, 'primary', handlers);
+    const own = (source: { apiVersion: string; kind: string }, obj: KubernetesObject): boolean =>
+      handlers.ownWrite?.(source, obj) ?? false;
     this.subscribe(primary, {
       add: (obj) => {
         if (passes({ type: 'add', object: obj }))
-          handlers.changed(objectKey(obj), obj, undefined, !primary.synced);
+          handlers.changed(objectKey(obj), obj, undefined, !primary.synced, own(resource, obj));
       },
       update: (old, obj) => {
         if (spec.bypass?.(old, obj) === true || passes({ type: 'update', old, object: obj }))
-          handlers.changed(objectKey(obj), obj, old, !primary.synced);
+          handlers.changed(objectKey(obj), obj, old, !primary.synced, own(resource, obj));
       },
       delete: (obj) => {
         if (passes({ type: 'delete', object: obj })) handlers.deleted(objectKey(obj), obj);
@@ -178,21 +187,22 @@ export class SourceSet<Obj extends KubernetesObject> {
         if (resource.namespaces !== undefined) ref.namespaces = resource.namespaces;
       }
       const informer = this.add(ref);
-      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
+      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete', mine: boolean): void => {
         for (const key of ownerKeys(obj, resource, resolved.namespaced)) {
-          handlers.touched(key, 'owned', event, owned.kind, obj, !informer.synced);
+          handlers.touched(key, 'owned', event, owned.kind, obj, !informer.synced, mine);
         }
       };
       this.subscribe(informer, {
         add: (obj) => {
-          touch(obj, 'add');
+          touch(obj, 'add', own(owned, obj));
         },
         update: (old, obj) => {
-          touch(old, 'update');
-          touch(obj, 'update');
+          const mine = own(owned, obj);
+          touch(old, 'update', mine);
+          touch(obj, 'update', mine);
         },
         delete: (obj) => {
-          touch(obj, 'delete');
+          touch(obj, 'delete', false);
         },
       });
     }
@@ -208,7 +218,7 @@ export class SourceSet<Obj extends KubernetesObject> {
       if (source.namespaces !== undefined) ref.namespaces = source.namespaces;
       if (source.metadataOnly === true) ref.metadataOnly = true;
       const informer = this.add(ref);
-      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete'): void => {
+      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete', mine: boolean): void => {
         let keys: string[] | string;
         try {
           keys = mappedKeys(source.map(obj, mapContext));
@@ -218,19 +228,21 @@ export class SourceSet<Obj extends KubernetesObject> {
         }
         if (typeof keys === 'string') handlers.sourceError(name, new TypeError(keys));
         else
-          for (const key of keys) handlers.touched(key, 'mapped', event, source.kind, obj, !informer.synced);
+          for (const key of keys)
+            handlers.touched(key, 'mapped', event, source.kind, obj, !informer.synced, mine);
       };
       this.subscribe(informer, {
         add: (obj) => {
-          if (sourcePasses({ type: 'add', object: obj })) touch(obj, 'add');
+          if (sourcePasses({ type: 'add', object: obj })) touch(obj, 'add', own(source, obj));
         },
         update: (old, obj) => {
           if (!sourcePasses({ type: 'update', old, object: obj })) return;
-          touch(old, 'update');
-          touch(obj, 'update');
+          const mine = own(source, obj);
+          touch(old, 'update', mine);
+          touch(obj, 'update', mine);
         },
         delete: (obj) => {
-          if (sourcePasses({ type: 'delete', object: obj })) touch(obj, 'delete');
+          if (sourcePasses({ type: 'delete', object: obj })) touch(obj, 'delete', false);
         },
       });
     }

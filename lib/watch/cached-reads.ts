@@ -161,6 +161,16 @@ export class CachedReads implements CacheReader {
     this.own.wrote(kindId(apiVersion, kind), objectKey(obj), obj);
   }
 
+  /**
+   * Whether `obj`, as a watch of kind `ref` delivered it, is the answer to one of this client's writes (its
+   * resourceVersion is one the server gave a create, update or patch of ours). True once per version.
+   */
+  ownWrite(ref: { apiVersion: string; kind: string }, obj: KubernetesObject): boolean {
+    const rv = obj.metadata?.resourceVersion;
+    if (rv === undefined || this.stopped) return false;
+    return this.own.ownVersion(kindId(ref.apiVersion, ref.kind), objectKey(obj), rv);
+  }
+
   removed(ref: ObjectRef): void {
     if (this.stopped) return;
     const informer = this.cachedInformer(ref.apiVersion, ref.kind, ref.namespace);

@@ -21,6 +21,9 @@ export function resourceVersionAtLeast(a: string, b: string): boolean {
 
 const DIGITS = /^[0-9]+$/;
 
+/** Our writes to one object whose versions are remembered until their watch events come. */
+const VERSIONS_PER_OBJECT = 4;
+
 interface Entry {
   /** The server's answer to our write; undefined for our delete. */
   obj: KubernetesObject | undefined;
@@ -38,6 +41,12 @@ interface Entry {
  */
 export class OwnWrites {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * The resourceVersions of our latest writes per object (oldest first), until a watch event with one of
+   * them is asked about ({@link ownVersion}) or they expire: kept apart from `entries`, which the cache's
+   * own listener may clear before the controller sees the same event.
+   */
+  private readonly versions = new Map<string, { rvs: string[]; at: number }>();
 
   constructor(
     private readonly ttlMs = DEFAULT_OWN_WRITE_TTL_MS,
@@ -52,7 +61,27 @@ export class OwnWrites {
   /** Our write's answer for object `key` of cache `kind`. */
   wrote(kind: string, key: string, obj: KubernetesObject): void {
     this.sweep();
-    this.put(id(kind, key), { obj, rv: obj.metadata?.resourceVersion ?? '', at: this.now() });
+    const rv = obj.metadata?.resourceVersion ?? '';
+    const at = this.now();
+    this.put(id(kind, key), { obj, rv, at });
+    if (rv !== '') this.putVersion(id(kind, key), rv, at);
+  }
+
+  /**
+   * Whether resourceVersion `rv` of object `key`, as a watch delivers it, is the answer to one of our writes
+   * (a controller's own write, which a work queue can put behind changes made by others). Each version
+   * answers true once; versions older than it are forgotten with it (a watch delivers them in order).
+   */
+  ownVersion(kind: string, key: string, rv: string): boolean {
+    if (this.versions.size === 0 || rv === '') return false;
+    const k = id(kind, key);
+    const entry = this.versions.get(k);
+    if (entry === undefined) return false;
+    const i = entry.rvs.indexOf(rv);
+    if (i < 0) return false;
+    entry.rvs.splice(0, i + 1);
+    if (entry.rvs.length === 0) this.versions.delete(k);
+    return this.now() - entry.at <= this.ttlMs;
   }
 
   /** Our delete of object `key`; `cached` is what the cache held then. */
@@ -124,6 +153,22 @@ export class OwnWrites {
   /** Forgets everything (the client stops). */
   clear(): void {
     this.entries.clear();
+    this.versions.clear();
+  }
+
+  /** Notes our write's version of `k`, keeping the last {@link VERSIONS_PER_OBJECT}, newest last. */
+  private putVersion(k: string, rv: string, at: number): void {
+    const rvs = this.versions.get(k)?.rvs ?? [];
+    rvs.push(rv);
+    if (rvs.length > VERSIONS_PER_OBJECT) rvs.shift();
+    this.versions.delete(k);
+    this.versions.set(k, { rvs, at });
+    if (this.versions.size < 1024) return;
+    const limit = at - this.ttlMs;
+    for (const [key, entry] of this.versions) {
+      if (entry.at >= limit) return;
+      this.versions.delete(key);
+    }
   }
 
   /** Sets an entry at the end of the map, so the map stays in the order of `at` (oldest first). */

@@ -138,6 +138,26 @@ describe('OwnWrites', () => {
     expect(own.size).toBe(0);
   });
 
+  it("tells a watch event of our own write by its version, once, even after the cache's listener saw it", () => {
+    let now = 0;
+    const own = new OwnWrites(1_000, () => now);
+    own.wrote('cm', 'd/x', obj('10'));
+    own.wrote('cm', 'd/x', obj('12'));
+    own.seen('cm', 'd/x', obj('12'), false);
+    expect(own.size).toBe(0);
+    // Another client's version, another object, another kind: not ours.
+    expect(own.ownVersion('cm', 'd/x', '11')).toBe(false);
+    expect(own.ownVersion('cm', 'd/y', '12')).toBe(false);
+    expect(own.ownVersion('secret', 'd/x', '12')).toBe(false);
+    expect(own.ownVersion('cm', 'd/x', '12')).toBe(true);
+    // Asked once; the older version went with the newer one (a watch delivers them in order).
+    expect(own.ownVersion('cm', 'd/x', '12')).toBe(false);
+    expect(own.ownVersion('cm', 'd/x', '10')).toBe(false);
+    own.wrote('cm', 'd/x', obj('20'));
+    now = 1_001;
+    expect(own.ownVersion('cm', 'd/x', '20')).toBe(false);
+  });
+
   it('forgets a write once the watch delivers it, and a delete once the deletion arrives', () => {
     const own = new OwnWrites();
     own.wrote('cm', 'd/x', obj('10'));
