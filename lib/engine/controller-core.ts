@@ -556,7 +556,16 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         this.client,
         {
           resource: shardSelector === undefined ? c.resource : { ...c.resource, labelSelector: selector },
-          owns: c.owns,
+          // Children that follow their owner's shard are watched with the shard's selector too.
+          owns:
+            shardSelector === undefined || this.shardRun?.childrenFollow !== true
+              ? c.owns
+              : c.owns.map((owned) => ({
+                  ...owned,
+                  labelSelector: [owned.labelSelector, shardSelector]
+                    .filter((s) => s !== undefined)
+                    .join(','),
+                })),
           watches: c.watches,
           predicates: c.predicates,
           // The drain label must reach the pass slot whatever the predicates filter.
@@ -616,7 +625,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     const c = this.config;
     const sharding = c.sharding;
     if (sharding === undefined || this.client === undefined || c.resource === undefined) return;
-    const run = new ShardRun(c.name, sharding, this.client, c.resource, this.logger, this.registry);
+    const run = new ShardRun(c.name, sharding, this.client, c.resource, this.logger, this.registry, c.owns);
     this.shardRun = run;
     this.sharedFence = run.fence;
     this.client.fence = run.fence;

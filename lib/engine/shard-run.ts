@@ -9,7 +9,8 @@ import { Sharder } from '../sharding/sharder.js';
 import { newShardId, shardLabels, type ShardLabels } from '../sharding/shard-labels.js';
 import { ShardMember, type ShardTerm } from '../sharding/shard-member.js';
 import type { ResolvedShardingOptions } from '../sharding/sharding-options.js';
-import type { FrameworkResource } from './core-config.js';
+import type { FrameworkResource, OwnedResource } from './core-config.js';
+import { ownerKeys } from './owner-keys.js';
 
 /** How long a graceful stop waits for the sharder to move this shard's objects away. */
 const HAND_OFF_TIMEOUT_MS = 5_000;
@@ -49,6 +50,7 @@ export class ShardRun {
     resource: FrameworkResource,
     private readonly logger: Logger,
     registry: Registry,
+    owns: readonly OwnedResource[] = [],
   ) {
     this.labels = shardLabels(controller);
     this.metrics = ShardingMetrics.for(registry);
@@ -81,11 +83,39 @@ export class ShardRun {
         identity: newShardId(options.identity),
         ...(options.shardKey === undefined ? {} : { shardKey: options.shardKey }),
         ...(options.virtualNodes === undefined ? {} : { virtualNodes: options.virtualNodes }),
+        ...(options.children === 'follow' && owns.length > 0
+          ? {
+              children: {
+                resources: owns.map((owned) => {
+                  const namespace = owned.namespace ?? resource.namespace;
+                  return {
+                    apiVersion: owned.apiVersion,
+                    kind: owned.kind,
+                    ...(owned.plural === undefined ? {} : { plural: owned.plural }),
+                    ...(owned.namespaces !== undefined
+                      ? { namespaces: owned.namespaces }
+                      : namespace === undefined
+                        ? {}
+                        : { namespace }),
+                    ...(owned.labelSelector === undefined ? {} : { labelSelector: owned.labelSelector }),
+                    ...(owned.metadataOnly === true ? { metadataOnly: true } : {}),
+                  };
+                }),
+                // Children follow their controller owner of the sharded kind (the first such reference).
+                ownerOf: (child: KubernetesObject) => ownerKeys(child, resource, true)[0],
+              },
+            }
+          : {}),
         ...timing,
         logger,
         registry,
       });
     }
+  }
+
+  /** Whether owned children carry their owner's shard label (and are watched by it). */
+  get childrenFollow(): boolean {
+    return this.options.children === 'follow';
   }
 
   /** The shard this replica is now (undefined between terms). */

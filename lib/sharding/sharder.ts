@@ -65,9 +65,30 @@ export interface SharderOptions {
   retryPeriodMs?: number;
   /** Label writes in flight at once. Default {@link DEFAULT_SHARDER_CONCURRENCY}. */
   concurrency?: number;
+  /**
+   * Owned children that follow their owner's shard: each child whose `ownerOf` names a sharded object is
+   * labelled with that object's shard, so a shard can watch its children with its own label selector.
+   * A moving object's children are relabelled before the object itself is labelled for its new shard.
+   */
+  children?: {
+    resources: readonly SharderChildResource[];
+    /** The key (namespace/name, or the name of a cluster-scoped one) of the sharded object owning `child`. */
+    ownerOf: (child: KubernetesObject) => string | undefined;
+  };
   logger: Logger;
   registry?: Registry;
 }
+
+/**
+ * A kind of owned children the sharder labels with their owner's shard.
+ * @category Sharding
+ */
+export type SharderChildResource = ResourceRef & {
+  namespace?: string;
+  namespaces?: readonly string[];
+  labelSelector?: string;
+  metadataOnly?: boolean;
+};
 
 /** The key function of a {@link ShardKey}. */
 export function shardKeyOf(key: ShardKey | undefined): (obj: KubernetesObject) => string {
@@ -100,6 +121,7 @@ export class Sharder {
   private ring: HashRing | undefined;
   private leaseInformer: Informer<ShardLease> | undefined;
   private objectInformer: Informer | undefined;
+  private childInformers: { resource: SharderChildResource; informer: Informer }[] = [];
   private writer: ObjectClient | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -224,12 +246,25 @@ export class Sharder {
     objectInformer.on('delete', (obj) => {
       this.drainingSince.delete(objectKey(obj));
     });
+    const childInformers = (o.children?.resources ?? []).map((resource) => {
+      const informer = new Informer({
+        client: o.client,
+        resource: { ...resource },
+        logger: o.logger.child({ watch: `${resource.kind} (sharder, children)` }),
+      });
+      informer.on('add', kick);
+      informer.on('update', kick);
+      return { resource, informer };
+    });
+    this.childInformers = childInformers;
     leaseInformer.start();
     objectInformer.start();
+    for (const c of childInformers) c.informer.start();
     try {
       await Promise.all([
         leaseInformer.waitForSync(signal, 2 ** 31 - 1),
         objectInformer.waitForSync(signal, 2 ** 31 - 1),
+        ...childInformers.map((c) => c.informer.waitForSync(signal, 2 ** 31 - 1)),
       ]);
       kick();
       await new Promise<void>((resolve) => {
@@ -250,9 +285,14 @@ export class Sharder {
       this.leading = false;
       clearTimeout(this.timer);
       this.metrics?.isSharder.set({ controller: o.controller }, 0);
-      await Promise.allSettled([leaseInformer.stop(), objectInformer.stop()]);
+      await Promise.allSettled([
+        leaseInformer.stop(),
+        objectInformer.stop(),
+        ...childInformers.map((c) => c.informer.stop()),
+      ]);
       this.leaseInformer = undefined;
       this.objectInformer = undefined;
+      this.childInformers = [];
       this.writer = undefined;
       this.drainingSince.clear();
       for (const wake of this.idle.splice(0)) wake();
@@ -300,6 +340,8 @@ export class Sharder {
       this.metrics?.members.set({ controller }, ready.length);
       const counts = new Map<string, number>(ready.map((s) => [s, 0]));
       const work: (() => Promise<void>)[] = [];
+      /** The shard each object is on at the end of this round (its children follow it). */
+      const target = new Map<string, string>();
       if (ready.length > 0) {
         const ring = this.ringOf(ready);
         for (const obj of store.list()) {
@@ -308,8 +350,10 @@ export class Sharder {
           const draining = labels[this.labels.drain] !== undefined;
           if (current !== '') counts.set(current, (counts.get(current) ?? 0) + 1);
           const key = objectKey(obj);
-          if (this.inFlight.has(key)) continue;
           const want = ring.owner(this.keyOf(obj)) as string;
+          // A live shard keeps its objects (and their children) until it let them go.
+          target.set(key, current !== '' && shards.get(current) === 'ready' ? current : want);
+          if (this.inFlight.has(key)) continue;
           if (current === want) {
             if (draining) work.push(() => this.write(obj, { [this.labels.drain]: null }, undefined));
             continue;
@@ -332,6 +376,8 @@ export class Sharder {
       }
       this.metrics?.assignedKeys.reset();
       for (const [shard, n] of counts) this.metrics?.assignedKeys.set({ controller, shard }, n);
+      // Children first: an object reaches its new shard with its children already in that shard's watch.
+      await runLimited(this.childWork(target), this.o.concurrency ?? DEFAULT_SHARDER_CONCURRENCY);
       await runLimited(work, this.o.concurrency ?? DEFAULT_SHARDER_CONCURRENCY);
       await this.collectDeadLeases(writer);
     } catch (err) {
@@ -350,16 +396,39 @@ export class Sharder {
     }
   }
 
+  /** Label writes that give each owned child its owner's shard (per `target`). */
+  private childWork(target: ReadonlyMap<string, string>): (() => Promise<void>)[] {
+    const ownerOf = this.o.children?.ownerOf;
+    if (ownerOf === undefined) return [];
+    const work: (() => Promise<void>)[] = [];
+    for (const { resource, informer } of this.childInformers) {
+      for (const child of informer.store.list()) {
+        const owner = ownerOf(child);
+        // A cluster-scoped owner's key is its bare name.
+        const want =
+          owner === undefined
+            ? undefined
+            : (target.get(owner) ?? target.get(owner.slice(owner.indexOf('/') + 1)));
+        if (want === undefined || child.metadata?.labels?.[this.labels.shard] === want) continue;
+        const key = `${resource.apiVersion}/${resource.kind}:${objectKey(child)}`;
+        if (this.inFlight.has(key)) continue;
+        work.push(() => this.write(child, { [this.labels.shard]: want }, undefined, resource, key));
+      }
+    }
+    return work;
+  }
+
   /** One resourceVersion-guarded merge patch of the object's labels (`null` removes one). */
   private async write(
     obj: KubernetesObject,
     labels: Record<string, string | null>,
     how: 'assign' | 'drain' | 'move' | undefined,
+    resource: ResourceRef = this.o.resource,
+    key: string = objectKey(obj),
   ): Promise<void> {
     const writer = this.writer;
     if (writer === undefined) return;
-    const key = objectKey(obj);
-    const { resource, controller } = this.o;
+    const { controller } = this.o;
     this.inFlight.add(key);
     try {
       await writer.patch(

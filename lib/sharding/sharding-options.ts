@@ -19,6 +19,13 @@ export interface ShardingOptions {
   identity?: string;
   /** What the ring places: `name` (namespace/name, default), `namespace`, or a function of the object. */
   shardKey?: ShardKey;
+  /**
+   * Owned children (`owns`): `'follow'` (default) — the sharder labels each child with its owner's shard
+   * and every replica watches only its own children (the children's cache shrinks with the shard; the
+   * sharder needs `patch` on the owned kinds); `'all'` — children are not labelled and every replica
+   * watches all of them.
+   */
+  children?: 'follow' | 'all';
   /** Whether this replica campaigns to be the sharder. Default true. */
   sharder?: boolean;
   /** Virtual nodes per member of the ring. Default 2,000. */
@@ -81,6 +88,11 @@ export function resolveSharding(value: unknown, name: string): ResolvedShardingO
   if (o.identity !== undefined && (typeof o.identity !== 'string' || o.identity === '')) {
     throw new InvalidConfigError('config.sharding.identity must be a non-empty string');
   }
+  if (o.children !== undefined && o.children !== 'follow' && o.children !== 'all') {
+    throw new InvalidConfigError(
+      `config.sharding.children must be 'follow' (children watched by their owner's shard) or 'all', got ${JSON.stringify(o.children)}`,
+    );
+  }
   if (o.sharder !== undefined && typeof o.sharder !== 'boolean') {
     throw new InvalidConfigError('config.sharding.sharder must be true or false');
   }
@@ -93,6 +105,7 @@ export function resolveSharding(value: unknown, name: string): ResolvedShardingO
   const out: ResolvedShardingOptions = {
     leaseNamespace: o.leaseNamespace,
     sharder: o.sharder ?? true,
+    children: o.children ?? 'follow',
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,
