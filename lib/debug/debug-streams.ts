@@ -44,7 +44,10 @@ export class DebugStreams {
     return total;
   }
 
-  /** Answers a stream request: the event stream, or 503 when DEFAULT_DEBUG_MAX_STREAMS are open. */
+  /**
+   * Answers a stream request: the event stream, or 503 when DEFAULT_DEBUG_MAX_STREAMS are open — with
+   * `Connection: close`, so a refused client holds no connection (nor its parser and buffers) afterwards.
+   */
   open(req: IncomingMessage, res: ServerResponse): void {
     if (this.clients.size >= this.maxClients) {
       const body = JSON.stringify({
@@ -55,6 +58,7 @@ export class DebugStreams {
         'cache-control': 'no-store',
         'retry-after': String(RETRY_AFTER_SECONDS),
         'content-length': Buffer.byteLength(body),
+        connection: 'close',
       });
       res.end(body);
       return;

@@ -1,6 +1,7 @@
 // Stalled live-view streams cannot stall the operator: a bounded number of streams (503 past it), bounded
 // buffers, passes recorded without waiting on any client, and everything released when they leave. The
 // soak (spec/reliability/soak/live-view-flood.soak.ts) runs 2,000 stalled clients against throughput.
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { debugStreamsOf } from '../../lib/debug/debug-routes.js';
 import { DEBUG_STREAM_BUFFER_BYTES, DEFAULT_DEBUG_MAX_STREAMS } from '../../lib/debug/debug-streams.js';
@@ -30,5 +31,22 @@ describe('live view under a flood of stalled streams', () => {
     for (const s of sockets) s.destroy();
     await eventually(() => (streams?.size ?? 0) === 0, 5000, 'every stream forgotten');
     expect(load.history.subscribers).toBe(0);
+  });
+
+  it('answers a refused stream client with Connection: close and ends its connection', async () => {
+    load = await startLiveViewLoad(1);
+    const { streaming } = await load.stall(DEFAULT_DEBUG_MAX_STREAMS);
+    expect(streaming).toBe(DEFAULT_DEBUG_MAX_STREAMS);
+    const socket = connect(Number(new URL(load.healthUrl).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write('GET /debug/api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    let text = '';
+    socket.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
+    // The server ends the connection after its answer (kept alive, it would idle until keep-alive ran out).
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(text.toLowerCase()).toContain('connection: close');
   });
 });

@@ -68,36 +68,7 @@ export async function startLiveViewLoad(patchers = 20): Promise<LiveViewLoad> {
     healthUrl,
     history,
     reconciles: () => reconciles,
-    stall: async (n) => {
-      const one = async (): Promise<{ status: string; socket: Socket }> => {
-        const socket = connect(port, '127.0.0.1');
-        socket.on('error', () => undefined);
-        opened.push(socket);
-        await new Promise((resolve) => socket.once('connect', resolve));
-        socket.write('GET /debug/api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-        // Read only the status line, then never again.
-        const status = await new Promise<string>((resolve) => {
-          socket.once('data', (d: Buffer) => {
-            socket.pause();
-            resolve(d.toString().slice(9, 12));
-          });
-          setTimeout(() => {
-            resolve('none');
-          }, 20_000).unref();
-        });
-        return { status, socket };
-      };
-      const results: { status: string; socket: Socket }[] = [];
-      // In batches of 100: thousands of connects at once would only fill the listen backlog.
-      for (let i = 0; i < n; i += 100) {
-        results.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, one))));
-      }
-      return {
-        streaming: results.filter((r) => r.status === '200').length,
-        refused: results.filter((r) => r.status !== '200').length,
-        sockets: results.map((r) => r.socket),
-      };
-    },
+    stall: (n) => stallStreams(port, n, opened),
     stop: async () => {
       stopping = true;
       for (const s of opened) s.destroy();
@@ -105,6 +76,45 @@ export async function startLiveViewLoad(patchers = 20): Promise<LiveViewLoad> {
       await controller.stop();
       await server.close();
     },
+  };
+}
+
+/**
+ * Opens `n` clients of `/debug/api/stream` on 127.0.0.1:`port` that read the status line and never again
+ * (each socket is kept in `opened`); resolves with the statuses they got (200 or 503).
+ */
+export async function stallStreams(
+  port: number,
+  n: number,
+  opened: Socket[],
+): Promise<{ streaming: number; refused: number; sockets: Socket[] }> {
+  const one = async (): Promise<{ status: string; socket: Socket }> => {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    opened.push(socket);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('GET /debug/api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    // Read only the status line, then never again.
+    const status = await new Promise<string>((resolve) => {
+      socket.once('data', (d: Buffer) => {
+        socket.pause();
+        resolve(d.toString().slice(9, 12));
+      });
+      setTimeout(() => {
+        resolve('none');
+      }, 20_000).unref();
+    });
+    return { status, socket };
+  };
+  const results: { status: string; socket: Socket }[] = [];
+  // In batches of 100: thousands of connects at once would only fill the listen backlog.
+  for (let i = 0; i < n; i += 100) {
+    results.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, one))));
+  }
+  return {
+    streaming: results.filter((r) => r.status === '200').length,
+    refused: results.filter((r) => r.status !== '200').length,
+    sockets: results.map((r) => r.socket),
   };
 }
 
