@@ -27,6 +27,11 @@ export interface DebugControllerState {
    * priority they wait with.
    */
   queued?: { key: string; trigger: PassTrigger; priority?: number }[];
+  /**
+   * A sharded controller's part on this replica: its shard id (empty between terms), the objects it
+   * watches, whether it is the ring's sharder, and (on the sharder) objects per shard ('' = unassigned).
+   */
+  shard?: { id: string; owned: number; sharder: boolean; assignment?: Record<string, number> };
 }
 
 /** Waiting keys listed per controller. */

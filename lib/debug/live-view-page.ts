@@ -24,7 +24,7 @@ small{color:#666;font-weight:normal}
 </style></head><body>
 <h1>reconcilekit live view</h1>
 <h2>Controllers</h2>
-<table id="controllers"><thead><tr><th>controller</th><th>synced</th><th>leading</th><th>ready</th><th>workers busy</th><th>queue depth (by priority)</th><th>oldest waiting</th></tr></thead><tbody></tbody></table>
+<table id="controllers"><thead><tr><th>controller</th><th>synced</th><th>leading</th><th>ready</th><th>workers busy</th><th>queue depth (by priority)</th><th>oldest waiting</th><th>shard (owned)</th></tr></thead><tbody></tbody></table>
 <h2>Objects <small id="total"></small></h2>
 <input id="search" placeholder="search by name" size="40"> <small id="shown"></small>
 <table id="objects"><thead><tr><th>controller</th><th>object</th><th>state</th><th>last pass</th><th>duration</th><th>result</th><th>trigger</th><th>attempt</th><th>next retry</th><th>error</th></tr></thead><tbody></tbody></table>
@@ -51,6 +51,10 @@ function steps(r) { return Object.keys(r.steps).map(function (k) { var v = r.ste
 function parts(r) { return (r.applied || []).map(function (a) { return a.part + (a.count === undefined ? "" : " " + a.count) + (a.names ? " (" + a.names.join(", ") + ")" : ""); }).join("; "); }
 function depth(c) { var by = (c.depthByPriority || []).map(function (d) { return d.priority + ": " + d.depth; });
   return String(c.queueDepth) + (c.queueOrder === "fifo" ? " (fifo)" : by.length > 0 ? " (" + by.join(", ") + ")" : ""); }
+function shard(c) { var s = c.shard; if (!s) return "-";
+  var text = (s.id || "(between terms)") + " (" + s.owned + ")";
+  if (!s.sharder) return text;
+  return text + "; sharder: " + Object.keys(s.assignment || {}).map(function (k) { return (k || "unassigned") + " " + s.assignment[k]; }).join(", "); }
 function id(o) { return o.controller + "\u0000" + o.key; }
 function matches(key) { return query === "" || key.indexOf(query) >= 0; }
 function renderControllers(list) {
@@ -58,7 +62,7 @@ function renderControllers(list) {
   states.clear();
   list.forEach(function (c) { var tr = document.createElement("tr");
     cell(tr, c.name); cell(tr, String(c.synced)); cell(tr, String(c.leading)); cell(tr, String(c.ready));
-    cell(tr, c.workersBusy + "/" + c.workers); cell(tr, depth(c)); cell(tr, c.oldestWaitingMs ? ago(c.oldestWaitingMs) : "-");
+    cell(tr, c.workersBusy + "/" + c.workers); cell(tr, depth(c)); cell(tr, c.oldestWaitingMs ? ago(c.oldestWaitingMs) : "-"); cell(tr, shard(c));
     body.appendChild(tr);
     (c.running || []).forEach(function (k) { states.set(c.name + "\u0000" + k, { state: "running" }); });
     (c.queued || []).forEach(function (q) { var sid = c.name + "\u0000" + q.key;

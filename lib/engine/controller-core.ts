@@ -994,6 +994,18 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       ...this.pool.snapshot(),
       running: this.pool.runningKeys(),
       queued: this.queuedKeys(),
+      ...(this.shardRun === undefined ? {} : { shard: this.shardState(this.shardRun) }),
+    };
+  }
+
+  /** The live view's shard field: which objects this replica owns, and the sharder's assignment. */
+  private shardState(run: ShardRun): NonNullable<DebugControllerState['shard']> {
+    const assignment = run.assignment();
+    return {
+      id: run.shard ?? '',
+      owned: this.sources?.primary?.keys().length ?? 0,
+      sharder: run.isSharder,
+      ...(assignment === undefined ? {} : { assignment: Object.fromEntries(assignment) }),
     };
   }
 

@@ -123,6 +123,11 @@ export class ShardRun {
     return this.member.term?.shard;
   }
 
+  /** True while this replica is the ring's sharder. */
+  get isSharder(): boolean {
+    return this.sharder?.isSharder === true;
+  }
+
   /** The sharder's view (undefined unless this replica is the sharder): objects per shard. */
   assignment(): Map<string, number> | undefined {
     return this.sharder?.isSharder === true ? this.sharder.assignment() : undefined;

@@ -137,6 +137,16 @@ describe('sharding option: phase reconcilers', () => {
     const split = await splitAt(h, 'phased', { a: () => a.core.shard, b: () => b.core.shard }, passes, 2);
     expectSplit(split, 24);
     expectNoOverlap(passes);
+    // The live view's state says which replica owns what; the sharder's shows every shard's count.
+    const states = [a, b].map((c) => c.core.debugState().shard);
+    expect(states.map((s) => s?.id)).toEqual([a.core.shard, b.core.shard]);
+    expect(states.map((s) => s?.owned)).toEqual([split.get('a')?.size, split.get('b')?.size]);
+    const sharder = states.filter((s) => s?.sharder === true);
+    expect(sharder).toHaveLength(1);
+    expect(sharder[0]?.assignment).toEqual({
+      [a.core.shard ?? '']: split.get('a')?.size,
+      [b.core.shard ?? '']: split.get('b')?.size,
+    });
   });
 });
 
