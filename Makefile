@@ -130,6 +130,7 @@ manifests: build
 	node bin/reconcilekit.js generate all dist/examples/website-operator/main.js --out examples/website-operator/deploy --namespace website-operator --leader-election --image ghcr.io/reconcilekit/website-operator:0.1.0
 	node bin/reconcilekit.js generate crd dist/examples/greeting-operator/greeting.js --out examples/greeting-operator
 	node bin/reconcilekit.js generate rbac dist/examples/greeting-operator/operator.js --out examples/greeting-operator --namespace greeting-operator
+	node bin/reconcilekit.js generate crd dist/examples/greeting-controller/greeting.js --out examples/greeting-controller
 	node bin/reconcilekit.js generate crd dist/examples/phases-operator/note.js --out examples/phases-operator
 	node bin/reconcilekit.js generate rbac dist/examples/phases-operator/main.js --out examples/phases-operator --namespace phases-operator
 

@@ -1,16 +1,15 @@
 // A reconcile-function operator: every Greeting gets a ConfigMap with its message (docs/controller.md).
-import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import { Controller, clientKey, eventRecorderKey, runUntilSignal } from 'reconcilekit';
-
-type Greeting = KubernetesObject & { spec: { message: string } };
+import { Greeting } from './greeting.js';
 
 const controller = new Controller<Greeting>({
   name: 'greeting-controller',
-  resource: { apiVersion: 'example.com/v1', kind: 'Greeting', plural: 'greetings' },
+  resource: Greeting, // the kind of greeting.ts: its apiVersion, kind and plural
   owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }], // an edited or deleted ConfigMap wakes its Greeting
   reconciler: async (ctx, { object: greeting, action }) => {
     if (action === 'deleted') return; // the ownerReference below lets Kubernetes delete the ConfigMap
-    const { namespace, name = '', uid = '' } = greeting.metadata ?? {};
+    const { namespace, name = '', uid = '' } = greeting.metadata;
     const owner = { apiVersion: 'example.com/v1', kind: 'Greeting', name, uid, controller: true };
     const configMap: V1ConfigMap = {
       apiVersion: 'v1',

@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deploymentFile, namespaceFile } from './init/deploy-templates.js';
@@ -65,6 +73,11 @@ export interface InitOptions {
   frontEnd: 'framework' | 'controller';
   /** Scaffold admission webhooks (a defaulter and a validator) too. */
   webhooks: boolean;
+  /**
+   * The local tarball `--reconcilekit` names (absolute), copied into the project's `vendor/` so that
+   * `npm install` and the Dockerfile's build context both find it; undefined for a range or git URL.
+   */
+  reconcilekitTarball?: string | undefined;
 }
 
 interface OwnPackage {
@@ -137,7 +150,25 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
   if (dir === undefined) throw new UsageError('which directory? e.g. reconcilekit init my-operator');
   const absolute = resolve(cwd, dir);
   const names = projectNames({ name: name ?? basename(absolute), ...values });
-  return { dir: absolute, names, reconcilekitSpec, force, frontEnd, webhooks };
+  const reconcilekitTarball = localTarball(reconcilekitSpec, cwd);
+  return { dir: absolute, names, reconcilekitSpec, force, frontEnd, webhooks, reconcilekitTarball };
+}
+
+/**
+ * The absolute path of a local tarball spec (`./reconcilekit-0.1.0.tgz`, `file:/tmp/x.tgz`), else
+ * undefined (a range, a git or https URL). A tarball that does not exist is a usage error now, not an
+ * `npm install` failure later.
+ */
+function localTarball(spec: string | undefined, cwd: string): string | undefined {
+  if (spec === undefined || !/\.(?:tgz|tar\.gz)$/.test(spec)) return undefined;
+  if (/^(?:https?|git(?:\+\w+)?):/.test(spec)) return undefined;
+  const path = resolve(cwd, spec.startsWith('file:') ? spec.slice('file:'.length) : spec);
+  if (!existsSync(path) || !statSync(path).isFile()) {
+    throw new UsageError(
+      `--reconcilekit ${spec}: no such file ${path} (build it with npm pack in a reconcilekit clone)`,
+    );
+  }
+  return path;
 }
 
 /** The files of a new project, by path relative to its directory. */
@@ -146,6 +177,7 @@ export function scaffoldFiles(
   deps: DependencyRanges,
   frontEnd: InitOptions['frontEnd'] = 'framework',
   webhooks = false,
+  vendored = false,
 ): Map<string, string> {
   const logic: [string, string][] =
     frontEnd === 'controller'
@@ -163,7 +195,7 @@ export function scaffoldFiles(
     ['.gitignore', gitignoreFile()],
     ['.dockerignore', dockerignoreFile()],
     ['README.md', readmeFile(names)],
-    ['Dockerfile', dockerfile(names)],
+    ['Dockerfile', dockerfile(names, vendored)],
     [`src/${names.singular}.ts`, kindTypeFile(names, webhooks)],
     ...logic,
     ...(webhooks ? [['src/webhooks.ts', webhooksFile(names)] as [string, string]] : []),
@@ -184,18 +216,33 @@ export function writeProject(options: InitOptions): string[] {
     throw new UsageError(`${options.dir} is not empty: choose a new directory, or pass --force to overwrite`);
   }
   const own = ownPackage();
+  const vendored =
+    options.reconcilekitTarball === undefined ? undefined : `vendor/${basename(options.reconcilekitTarball)}`;
   const deps: DependencyRanges = {
-    reconcilekit: options.reconcilekitSpec ?? `^${own.version}`,
+    reconcilekit:
+      vendored !== undefined ? `file:${vendored}` : (options.reconcilekitSpec ?? `^${own.version}`),
     clientNode: own.peerDependencies?.['@kubernetes/client-node'] ?? '^2.0.1',
     typescript: own.devDependencies['typescript'] ?? '^6.0.0',
     typesNode: own.devDependencies['@types/node'] ?? '^22.19.0',
   };
   const written: string[] = [];
-  for (const [path, content] of scaffoldFiles(options.names, deps, options.frontEnd, options.webhooks)) {
+  const files = scaffoldFiles(
+    options.names,
+    deps,
+    options.frontEnd,
+    options.webhooks,
+    vendored !== undefined,
+  );
+  for (const [path, content] of files) {
     const target = join(options.dir, path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content);
     written.push(path);
+  }
+  if (vendored !== undefined && options.reconcilekitTarball !== undefined) {
+    mkdirSync(join(options.dir, 'vendor'), { recursive: true });
+    copyFileSync(options.reconcilekitTarball, join(options.dir, vendored));
+    written.push(vendored);
   }
   return written;
 }
@@ -215,9 +262,17 @@ export function runInitCommand(
     const written = writeProject(options);
     const fromCwd = relative(process.cwd(), options.dir);
     const rel = fromCwd === '' ? '.' : fromCwd.startsWith('..') ? options.dir : fromCwd;
+    const tarball = options.reconcilekitTarball;
+    const vendorNote =
+      tarball === undefined
+        ? ''
+        : `\ncopied ${tarball} to vendor/${basename(tarball)}: package.json depends on reconcilekit as ` +
+          `"file:vendor/${basename(tarball)}", and the Dockerfile copies vendor/ into the build, so ` +
+          `npm install and docker build both find it (commit vendor/ with the project)\n`;
     io.stdout(
       `created ${options.names.name} (${options.names.kind}, ${options.names.apiVersion}) in ${rel}:\n` +
         written.map((f) => `  ${f}\n`).join('') +
+        vendorNote +
         `\nnext:\n  cd ${rel}\n  npm install\n  npm test       # the operator against an embedded API server\n` +
         `  npm run dev    # run it locally; prints the kubectl command to try it\n`,
     );

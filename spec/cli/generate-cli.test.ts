@@ -279,6 +279,13 @@ describe('reconcilekit generate on the built website example', () => {
     },
   );
 
+  it('finds the committed crd.yaml of greeting-controller up to date (make manifests)', async () => {
+    const o = io();
+    const crd = join(root, 'dist/examples/greeting-controller/greeting.js');
+    const out = join(root, 'examples/greeting-controller');
+    expect(await runGenerateCommand(['crd', crd, '--out', out, '--check'], o), o.out.join('')).toBe(0);
+  });
+
   it('fails --check on a stale file, naming it', async () => {
     const copy = join(scratch, 'deploy');
     cpSync(deploy, copy, { recursive: true });

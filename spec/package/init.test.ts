@@ -5,14 +5,14 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseInitArgs, runInitCommand } from '../../lib/cli/init-command.js';
 import { applyManifests, readManifests, startTestEnvironment, waitFor } from '../../lib/testing/index.js';
 import { checkRbac, startRecordingProxy } from '../support/rbac-recorder.js';
-import { consumerProject } from './support/packed.js';
+import { consumerProject, NPM_ENV, readmeInitLines } from './support/packed.js';
 
 const run = promisify(execFile);
 let project: string;
@@ -29,7 +29,13 @@ async function ensureBuilt(): Promise<void> {
 
 describe('reconcilekit init', () => {
   it('scaffolds a project whose own `npm test` (the operator, deploy/ up to date) passes against the packed package', async () => {
-    const { stdout } = await run('npm', ['test', '--silent'], { cwd: project, timeout: 120_000 });
+    // README's lines ran up to `npm install` in a fresh directory (consumerProject); the last is `npm test`.
+    expect(readmeInitLines().at(-1)).toBe('npm test');
+    const { stdout } = await run('npm', ['test'], {
+      cwd: project,
+      timeout: 120_000,
+      env: { ...process.env, ...NPM_ENV },
+    });
     expect(stdout).toMatch(/(?:#|ℹ) pass 2\b/);
     expect(stdout).toMatch(/(?:#|ℹ) fail 0\b/);
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
@@ -167,6 +173,59 @@ describe('reconcilekit init', () => {
     }
     expect(await exited).toBe(0);
   }, 240_000);
+
+  it('vendors the tarball it was given, so that npm install and the Dockerfile build context both find it', async () => {
+    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const tarball = basename(readmeInitLines()[0]?.split(' ').at(-1) ?? '');
+    expect(pkg.dependencies.reconcilekit).toBe(`file:vendor/${tarball}`);
+    expect(existsSync(join(project, 'vendor', tarball))).toBe(true);
+    expect(readFileSync(join(project, 'package-lock.json'), 'utf8')).toContain(
+      `"reconcilekit": "file:vendor/${tarball}"`,
+    );
+    // Every COPY from the build context names something in the project directory (the context docker
+    // build . sends), and .dockerignore does not drop it; `package-lock.json*` may match nothing.
+    const dockerfile = readFileSync(join(project, 'Dockerfile'), 'utf8');
+    const ignored = readFileSync(join(project, '.dockerignore'), 'utf8').split('\n').filter(Boolean);
+    const inputs = [...dockerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap((m) =>
+      (m[1] ?? '').trim().split(/\s+/).slice(0, -1),
+    );
+    expect(inputs).toEqual(['package.json', 'package-lock.json*', 'vendor', 'tsconfig.json', 'src', 'test']);
+    for (const input of inputs.filter((i) => !i.endsWith('*'))) {
+      expect(existsSync(join(project, input)), `${input} in the build context`).toBe(true);
+      expect(ignored, `${input} in .dockerignore`).not.toContain(input);
+    }
+    expect(dockerfile.indexOf('COPY vendor ./vendor')).toBeLessThan(
+      dockerfile.indexOf('RUN if [ -f package-lock.json ]'),
+    );
+    // What init said it did.
+    const out: string[] = [];
+    const dir = join(project, 'vendored-variant');
+    rmSync(dir, { recursive: true, force: true });
+    const given = join(project, 'vendor', tarball);
+    expect(
+      runInitCommand([dir, '--reconcilekit', given], {
+        stdout: (t) => out.push(t),
+        stderr: (t) => out.push(t),
+      }),
+    ).toBe(0);
+    expect(out.join('')).toContain(
+      `copied ${given} to vendor/${tarball}: package.json depends on reconcilekit as "file:vendor/${tarball}"`,
+    );
+    expect(existsSync(join(dir, 'vendor', tarball))).toBe(true);
+    // A tarball that is not there is refused now, not at npm install.
+    const missing: string[] = [];
+    expect(
+      runInitCommand([join(project, 'nowhere'), '--reconcilekit', './no-such-0.1.0.tgz'], {
+        stdout: (t) => missing.push(t),
+        stderr: (t) => missing.push(t),
+      }),
+    ).toBe(2);
+    expect(missing.join('')).toMatch(
+      /--reconcilekit \.\/no-such-0\.1\.0\.tgz: no such file .*no-such-0\.1\.0\.tgz/,
+    );
+  });
 
   it('writes manifests that agree with each other, the Dockerfile and the code', async () => {
     const [crd] = await readManifests(join(project, 'deploy/crd.yaml'));

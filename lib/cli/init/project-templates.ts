@@ -64,7 +64,8 @@ export function dockerignoreFile(): string {
   return 'node_modules\ndist\n.reconcilekit\n.git\n';
 }
 
-export function dockerfile(n: ProjectNames): string {
+/** The Dockerfile; with `vendored`, reconcilekit's tarball in vendor/ is copied in before npm install. */
+export function dockerfile(n: ProjectNames, vendored = false): string {
   return `# ${n.name} image. Build:  docker build -t ${n.name}:0.1.0 .
 # deploy/operator.yaml runs image ${n.name}:0.1.0; push it where your cluster pulls from (see README.md).
 
@@ -72,7 +73,7 @@ export function dockerfile(n: ProjectNames): string {
 FROM ${DOCKER_NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json* ./
-RUN if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+${vendored ? 'COPY vendor ./vendor\n' : ''}RUN if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 COPY tsconfig.json ./
 COPY src ./src
 COPY test ./test

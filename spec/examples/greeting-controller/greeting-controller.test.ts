@@ -78,10 +78,12 @@ it('creates and updates the ConfigMap of a Greeting, restores it when deleted, a
   expect(output).toContain('controller started');
 });
 
-it('is the file docs/controller.md shows', async () => {
+it('is the file docs/controller.md shows, with its kind', async () => {
   const doc = await readFile('docs/controller.md', 'utf8');
-  const example = await readFile('examples/greeting-controller/main.ts', 'utf8');
-  expect(doc).toContain(example.trim());
+  for (const file of ['greeting.ts', 'main.ts']) {
+    const example = await readFile(`examples/greeting-controller/${file}`, 'utf8');
+    expect(doc).toContain(`\`\`\`ts file=${file}\n${example.trim()}\n\`\`\``);
+  }
 });
 
 it('is the file docs/operator.md shows', async () => {
@@ -90,8 +92,10 @@ it('is the file docs/operator.md shows', async () => {
   expect(doc).toContain(example.trim());
 });
 
-it('is the reconcile-function quick start README.md shows', async () => {
+it('is the reconcile-function quick start README.md shows, with its kind', async () => {
   const readme = await readFile('README.md', 'utf8');
-  const example = await readFile('examples/greeting-controller/main.ts', 'utf8');
-  expect(readme).toContain(example.trim());
+  for (const file of ['greeting.ts', 'main.ts']) {
+    const example = await readFile(`examples/greeting-controller/${file}`, 'utf8');
+    expect(readme).toContain(`\`\`\`ts file=${file}\n${example.trim()}\n\`\`\``);
+  }
 });

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -17,7 +18,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
@@ -107,35 +108,67 @@ export async function packedTarball(): Promise<string> {
   return tarball;
 }
 
-/** `npm install` options every spec uses: npm's cache first, no audit, no funding notes, no progress. */
-export const NPM_INSTALL_FLAGS = [
-  '--prefer-offline',
-  '--no-audit',
-  '--no-fund',
-  '--no-progress',
-  '--loglevel=error',
-];
+/**
+ * The lines of README.md's "Start a project" block, as a reader runs them from the directory that holds
+ * the clone (`./reconcilekit/reconcilekit-<version>.tgz`): `npx --yes --package <tgz> reconcilekit init … --reconcilekit
+ * <tgz>`, `cd`, `npm install`, `npm test`.
+ */
+export function readmeInitLines(): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /^( *)```sh\n((?:\1.*\n)*?)\1```$/gm;
+  for (let m = block.exec(readme); m !== null; m = block.exec(readme)) {
+    const lines = (m[2] ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    if (lines[0]?.startsWith('npx --yes --package ') === true && lines[0].includes(' reconcilekit init '))
+      return lines;
+  }
+  throw new Error('README.md has no sh block starting with `npx --yes --package … reconcilekit init`');
+}
+
+/** npm settings of every install here, through the environment so the documented commands run as written. */
+export const NPM_ENV = {
+  npm_config_prefer_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+  npm_config_progress: 'false',
+  npm_config_loglevel: 'error',
+};
 
 /**
- * A project made by `reconcilekit init` (kind `Greeting`) that depends on the packed tarball, with
- * `npm install` done: the one install every package spec shares. The init spec runs its `npm test`; the
- * others write their files into sub-directories of it (Node and TypeScript find its node_modules, which
- * hold reconcilekit, @kubernetes/client-node, typescript and @types/node, from there).
+ * A project made by `reconcilekit init` (kind `Greeting`) as README.md says, with `npm install` done: in a
+ * fresh directory holding only `reconcilekit/<the packed tarball>` (what the clone-and-pack step leaves),
+ * README's lines run as written — all but the last, `npm test`, which the init spec runs. The one install
+ * every package spec shares: the others write their files into sub-directories of it (Node and TypeScript
+ * find its node_modules, which hold reconcilekit, @kubernetes/client-node, typescript and @types/node).
  */
 export async function consumerProject(): Promise<string> {
   const tarball = await packedTarball();
-  const project = join(resolve(tarball, '..'), 'greeting-operator');
-  await once(`${project}.installed`, async () => {
-    rmSync(project, { recursive: true, force: true });
-    await run(process.execPath, [
-      join(ROOT, 'bin/reconcilekit.js'),
-      'init',
-      project,
-      '--reconcilekit',
-      `file:${tarball}`,
-    ]);
-    await run('npm', ['install', ...NPM_INSTALL_FLAGS], { cwd: project, timeout: 240_000 });
-    writeFileSync(`${project}.installed`, '');
+  const base = join(resolve(tarball, '..'), 'consumer');
+  const lines = readmeInitLines();
+  const dir = /^cd (\S+)$/.exec(lines.find((l) => l.startsWith('cd ')) ?? '')?.[1] ?? 'greeting-operator';
+  const project = join(base, dir);
+  // The marker and its lock sit beside base/, which the install makes afresh.
+  await once(`${base}.installed`, async () => {
+    rmSync(base, { recursive: true, force: true });
+    mkdirSync(join(base, 'reconcilekit'), { recursive: true });
+    copyFileSync(tarball, join(base, 'reconcilekit', basename(tarball)));
+    const script = [
+      'set -euo pipefail',
+      ...lines.filter((l, i) => !(i === lines.length - 1 && l === 'npm test')),
+    ];
+    await run('bash', ['-c', script.join('\n')], {
+      cwd: base,
+      timeout: 400_000,
+      maxBuffer: 16 * 1024 * 1024,
+      env: { ...process.env, ...NPM_ENV },
+    }).catch((e: unknown) => {
+      const out = e as { stdout?: string; stderr?: string };
+      throw new Error(`README's init lines failed:\n${out.stdout ?? ''}${out.stderr ?? ''}`, { cause: e });
+    });
+    writeFileSync(`${base}.installed`, '');
   });
   return project;
 }
