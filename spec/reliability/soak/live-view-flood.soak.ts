@@ -13,6 +13,8 @@ import { recordFigures } from '../support/figures.js';
 const WINDOW_MS = 10_000;
 const STALLED = 2000;
 const FIXTURE = 'spec/debug/fixtures/live-view-operator.ts';
+/** Concurrent patch loops (each a ConfigMap patched as fast as the server answers); default 20. */
+const PATCHERS = process.env.LIVE_VIEW_FLOOD_PATCHERS ?? '20';
 
 interface Proc {
   child: ChildProcess;
@@ -73,7 +75,7 @@ describe('soak: stalled live-view streams', () => {
     const opened: Socket[] = [];
     try {
       const { apiUrl, healthUrl } = (await operator.next()) as { apiUrl: string; healthUrl: string };
-      patcher = start(['patch', apiUrl, '20']);
+      patcher = start(['patch', apiUrl, PATCHERS]);
       await new Promise((resolve) => setTimeout(resolve, 3000)); // the patch loops under way
       const before = await window(operator, healthUrl);
       const { streaming, refused, sockets } = await stallStreams(
@@ -88,6 +90,7 @@ describe('soak: stalled live-view streams', () => {
       const around = (before.reconciles + after.reconciles) / 2;
       const figures = {
         stalled: STALLED,
+        patchers: Number(PATCHERS),
         streaming,
         refused,
         reconcilesBefore: before.reconciles,
