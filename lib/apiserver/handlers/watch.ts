@@ -123,7 +123,10 @@ export function handleWatch(ctx: RequestContext): void {
     'Transfer-Encoding': 'chunked',
     'Cache-Control': 'no-cache, private',
   });
-  ctx.res.flushHeaders();
+  // Sends the header block now. An empty Buffer rather than flushHeaders(): Node writes the headers apart,
+  // as latin1, only ahead of a Buffer; flushHeaders() joins them to an empty string body and UTF-8-encodes
+  // them again, so a Warning's (already UTF-8) non-ASCII text would arrive double-encoded.
+  ctx.res.write(Buffer.alloc(0));
   const resuming = rvText !== '' && rvText !== '0' && sendInitial !== 'true';
   // expireWatch rules count only watches that resume (a fresh watch has nothing to expire).
   const fired = core.faults.fire(

@@ -94,9 +94,19 @@ describe('requests to a deprecated version', () => {
   });
 
   it('answer the CRD’s own deprecationWarning, non-ASCII text intact', async () => {
-    const r = await api('GET', path('v1alpha1'));
-    expect(r.status).toBe(200);
-    expect(warningOf(r.headers)).toBe(`299 - ${JSON.stringify(CUSTOM)}`);
+    for (const url of [
+      path('v1alpha1'),
+      path('v1alpha1', '?watch=1&timeoutSeconds=1'),
+      path('v1alpha1', '/missing'),
+    ]) {
+      const r = await api('GET', url);
+      expect(r.status, url).toBe(url.endsWith('missing') ? 404 : 200);
+      expect(warningOf(r.headers), url).toBe(`299 - ${JSON.stringify(CUSTOM)}`);
+    }
+    // kubectl decodes the header as UTF-8 and unquotes it, as client-go's ParseWarningHeader does.
+    const k = await kubectl(target, ['get', `gizmos.v1alpha1.${GROUP}`, '-n', 'default']);
+    expect(k.code, k.stderr).toBe(0);
+    expect(k.stderr).toContain(`Warning: ${CUSTOM}`);
   });
 
   it('a version that is not deprecated answers no warning', async () => {
