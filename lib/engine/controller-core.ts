@@ -602,9 +602,12 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       const waiting = this.sources?.unsynced() ?? [];
       const kinds = waiting.map((w) => w.kind);
       if (kinds.length === 0 && c.resource !== undefined) kinds.push(c.resource.kind);
-      const last =
-        waiting.find((w) => w.error !== undefined)?.error ?? (err instanceof Error ? err : undefined);
-      throw new CacheSyncTimeoutError(kinds.join(', ') || this.noun, c.cacheSyncTimeoutMs, last);
+      const failing = waiting.find((w) => w.error !== undefined);
+      const last = failing?.error ?? (err instanceof Error ? err : undefined);
+      // A failing watch explained, else why the kind could not be resolved (discovery), without the
+      // "; retrying" the log line ends with: start() gives up here.
+      const problem = failing?.problem ?? this.sources?.problem()?.replace(/; retrying$/, '');
+      throw new CacheSyncTimeoutError(kinds.join(', ') || this.noun, c.cacheSyncTimeoutMs, last, problem);
     }
     this.isSynced = true;
     this.scheduleResync();

@@ -286,12 +286,19 @@ export class SourceSet<Obj extends KubernetesObject> {
     };
   }
 
-  /** The kinds (`Kind.group`) whose watch has not synced yet, each with its last list error if any. */
-  unsynced(): { kind: string; error: Error | undefined }[] {
-    const out: { kind: string; error: Error | undefined }[] = [];
+  /**
+   * The kinds (`Kind.group`) whose watch has not synced yet, each with its last list error if any and that
+   * error explained (kind, namespace, status code, what to fix).
+   */
+  unsynced(): { kind: string; error: Error | undefined; problem: string | undefined }[] {
+    const out: { kind: string; error: Error | undefined; problem: string | undefined }[] = [];
     for (const [gk, list] of this.byKind) {
       const waiting = list.find((informer) => !informer.synced);
-      if (waiting !== undefined) out.push({ kind: gk, error: waiting.watcher.lastSyncError });
+      if (waiting === undefined) continue;
+      // `group/Kind` (the map's key) as a person writes it: `Kind.group`, or `Kind` for the core group.
+      const slash = gk.indexOf('/');
+      const kind = slash === 0 ? gk.slice(1) : `${gk.slice(slash + 1)}.${gk.slice(0, slash)}`;
+      out.push({ kind, error: waiting.watcher.lastSyncError, problem: waiting.watcher.lastSyncProblem });
     }
     return out;
   }

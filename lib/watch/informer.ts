@@ -15,13 +15,23 @@ export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
  */
 export class CacheSyncTimeoutError extends Error {
   override readonly name = 'CacheSyncTimeoutError';
-  constructor(resource: string, timeoutMs: number, cause?: Error) {
+  /** The last list/watch failure explained (kind, namespace, status code, what to fix), when one failed. */
+  readonly problem: string | undefined;
+  /**
+   * @param problem the last failure explained for a person (the watcher's `lastSyncProblem`): said instead
+   *   of the generic hint, so the error names the fix (the RBAC rule to grant, the CRD to install, …).
+   */
+  constructor(resource: string, timeoutMs: number, cause?: Error, problem?: string) {
     super(
-      `cache of ${resource} not synced within ${timeoutMs} ms` +
-        (cause ? `: last error: ${cause.message}` : '') +
-        ' (check that the API server is reachable, the CRD exists and RBAC allows list/watch)',
+      `cache of ${resource} not synced within ${timeoutMs} ms: ` +
+        (problem !== undefined
+          ? problem
+          : cause !== undefined
+            ? `last error: ${cause.message} (check that the API server is reachable, the CRD exists and RBAC allows list/watch)`
+            : 'the first list did not complete and no request failed (a large or slow list: raise cacheSyncTimeoutMs, or list fewer objects with a namespace or label selector)'),
       cause ? { cause } : undefined,
     );
+    this.problem = problem;
   }
 }
 
@@ -120,7 +130,14 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       };
       const timer = setTimeout(() => {
         settle(() => {
-          reject(new CacheSyncTimeoutError(this.resource, timeoutMs, this.watcher.lastSyncError));
+          reject(
+            new CacheSyncTimeoutError(
+              this.resource,
+              timeoutMs,
+              this.watcher.lastSyncError,
+              this.watcher.lastSyncProblem,
+            ),
+          );
         });
       }, timeoutMs);
       if (signal?.aborted === true) onAbort();

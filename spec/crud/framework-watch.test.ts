@@ -248,7 +248,7 @@ describe('Framework watches on the embedded API server', () => {
       const err = await fw.start().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(CacheSyncTimeoutError);
       expect((err as Error).message).toMatch(
-        /^cache of Nothing not synced within 600 ms: last error: .*Nothing is not served by nope\.reconcilekit\.io\/v1/,
+        /^cache of Nothing not synced within 600 ms: watching Nothing \(nope\.reconcilekit\.io\/v1\): not found \(kind Nothing is not served by nope\.reconcilekit\.io\/v1 .*\); install its CustomResourceDefinition \(kubectl apply -f <crd>\.yaml\) or pass config\.crd$/,
       );
       // A line per retry, at most two a second: tries at 0, 0.2 and 0.6 s give one or two in 600 ms.
       const hints = lines.filter((l) => l.includes('install its CustomResourceDefinition'));

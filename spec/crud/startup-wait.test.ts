@@ -86,6 +86,10 @@ describe.skipIf(REAL_BACKEND)('start-up says why it waits', () => {
     );
     const err = await started;
     expect(err).toBeInstanceOf(CacheSyncTimeoutError);
+    // The error names the fix it found, not a generic list of things to check.
+    expect((err as Error).message).toMatch(
+      /^cache of ConfigMap not synced within 2500 ms: watching ConfigMap \(v1\): cannot reach the API server \(GET \/api\/v1 failed: connect ECONNREFUSED 127\.0\.0\.1:\d+\); check KUBECONFIG's server address and that the server runs$/,
+    );
     const retries = lines.filter((l) => l.message.includes('cannot reach the API server'));
     // Retries at 0, 0.2, 0.6, 1.4 s (at most two lines a second): a line per retry while it waits, not one.
     expect(retries.length).toBeGreaterThanOrEqual(3);
@@ -123,7 +127,12 @@ describe.skipIf(REAL_BACKEND)('start-up says why it waits', () => {
       `[-]cache-synced failed: caches not synced yet: watch failing: ${rule} (server: ${message})`,
     );
     expect(probe.body).toContain(`[-]watches-healthy failed: watch failing: ${rule}`);
-    expect(await started).toBeInstanceOf(CacheSyncTimeoutError);
+    const err = await started;
+    expect(err).toBeInstanceOf(CacheSyncTimeoutError);
+    expect((err as CacheSyncTimeoutError).message).toBe(
+      `cache of ConfigMap not synced within 3500 ms: ${rule} (server: ${message})`,
+    );
+    expect((err as CacheSyncTimeoutError).problem).toBe(`${rule} (server: ${message})`);
     const warnings = lines.filter((l) => l.level === 'warn' && l.message.startsWith('list/watch failed: '));
     // Backoff 0.8, 1.6 s: a line for each of the three tries in 3.5 s, each with the attempt number.
     expect(warnings.length).toBeGreaterThanOrEqual(3);
