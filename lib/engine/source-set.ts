@@ -160,25 +160,33 @@ export class SourceSet<Obj extends KubernetesObject> {
       );
     // Owned and mapped kinds are not checked here: their informers may list through another server (the
     // informer cache's); one that never syncs fails start() at the sync timeout, named.
-    const resolved = await served(resource);
-    const primary = this.add<Obj>({ ...resource, plural: resource.plural ?? resolved.plural });
-    this.primaryInformer = primary;
     const passes = filter(spec.predicates, 'primary', handlers);
     const own = (source: { apiVersion: string; kind: string }, obj: KubernetesObject): boolean =>
       handlers.ownWrite?.(source, obj) ?? false;
-    this.subscribe(primary, {
-      add: (obj) => {
-        if (passes({ type: 'add', object: obj }))
-          handlers.changed(objectKey(obj), obj, undefined, !primary.synced, own(resource, obj));
-      },
-      update: (old, obj) => {
-        if (spec.bypass?.(old, obj) === true || passes({ type: 'update', old, object: obj }))
-          handlers.changed(objectKey(obj), obj, old, !primary.synced, own(resource, obj));
-      },
-      delete: (obj) => {
-        if (passes({ type: 'delete', object: obj })) handlers.deleted(objectKey(obj), obj);
-      },
-    });
+    const watchPrimary = (plural: string): void => {
+      const primary = this.add<Obj>({ ...resource, plural });
+      this.primaryInformer = primary;
+      this.subscribe(primary, {
+        add: (obj) => {
+          if (passes({ type: 'add', object: obj }))
+            handlers.changed(objectKey(obj), obj, undefined, !primary.synced, own(resource, obj));
+        },
+        update: (old, obj) => {
+          if (spec.bypass?.(old, obj) === true || passes({ type: 'update', old, object: obj }))
+            handlers.changed(objectKey(obj), obj, old, !primary.synced, own(resource, obj));
+        },
+        delete: (obj) => {
+          if (passes({ type: 'delete', object: obj })) handlers.deleted(objectKey(obj), obj);
+        },
+      });
+    };
+    // With its plural given, the reconciled kind's list and watch start while discovery checks that it is
+    // served (one round trip less before the first pass); a kind that is not served still fails start().
+    const resolving = served(resource);
+    resolving.catch(() => undefined); // awaited below; not unhandled if adding the informer throws first
+    if (resource.plural !== undefined) watchPrimary(resource.plural);
+    const resolved = await resolving;
+    if (resource.plural === undefined) watchPrimary(resolved.plural);
     for (const owned of spec.owns) {
       const ref: InformerSource = { ...owned };
       if (owned.metadataOnly !== true) delete ref.metadataOnly;

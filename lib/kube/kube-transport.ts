@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type * as http from 'node:http';
 import type * as https from 'node:https';
-import { nodeHttp, nodeHttps } from '../util/node-http.js';
+import type * as tls from 'node:tls';
+import { nodeHttp, nodeHttps, nodeTls } from '../util/node-http.js';
 import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
@@ -92,6 +93,20 @@ export interface KubeTransportOptions {
 
 type TlsOptions = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
 
+/**
+ * The TLS options of an agent: one `SecureContext` made from the CA, certificate and key (shared by the
+ * agents of one credential), so a new connection does not parse them again — Node makes a context per
+ * connection from `ca`/`cert`/`key` — and the agent's per-request connection name does not stringify
+ * them.
+ */
+function agentTls(
+  options: TlsOptions,
+  context: tls.SecureContext,
+): Pick<https.AgentOptions, 'secureContext' | 'rejectUnauthorized' | 'servername'> {
+  const { ca: _ca, cert: _cert, key: _key, ...rest } = options;
+  return { ...rest, secureContext: context };
+}
+
 /** Which agent a request goes through: the shared keep-alive one, or a fresh connection (watches). */
 export type AgentKind = 'shared' | 'watch';
 
@@ -118,6 +133,8 @@ export class KubeTransport {
   private readonly givenAgent: http.Agent | undefined;
   /** Agents by kind and client-certificate identity (an exec plugin may rotate the certificate). */
   private readonly agents = new Map<string, http.Agent>();
+  /** The TLS context of the current credential's agents, by client-certificate identity. */
+  private secureContext: { id: string; context: tls.SecureContext } | undefined;
   private cachedCredential: Credential | undefined;
   /** Gets the server's `Warning` headers (see {@link KubeTransportOptions.warningHandler}); replaceable. */
   warningHandler: WarningHandler | undefined;
@@ -181,12 +198,25 @@ export class KubeTransport {
       tls.cert = credential.cert;
       tls.key = credential.key;
     }
-    if (this.proxyUrl !== undefined) {
-      return this.isHttps
-        ? new HttpsProxyAgent({ ...common, ...tls, proxy: this.proxyUrl })
+    if (!this.isHttps) {
+      return this.proxyUrl === undefined
+        ? new nodeHttp.Agent(common)
         : new HttpProxyAgent({ ...common, proxy: this.proxyUrl });
     }
-    return this.isHttps ? new nodeHttps.Agent({ ...common, ...tls }) : new nodeHttp.Agent(common);
+    const secure = agentTls(tls, this.contextFor(tls));
+    return this.proxyUrl === undefined
+      ? new nodeHttps.Agent({ ...common, ...secure })
+      : new HttpsProxyAgent({ ...common, ...secure, proxy: this.proxyUrl });
+  }
+
+  /** One `SecureContext` per client certificate (the shared and the watch agents use the same one). */
+  private contextFor(options: TlsOptions): tls.SecureContext {
+    const id = options.cert === undefined ? '' : certificateId(options.cert as string | Buffer);
+    if (this.secureContext?.id !== id) {
+      const { ca, cert, key } = options;
+      this.secureContext = { id, context: nodeTls.createSecureContext({ ca, cert, key }) };
+    }
+    return this.secureContext.context;
   }
 
   /** The agent of `kind` for the current credential (a rotated client certificate gets a new one). */

@@ -11,3 +11,5 @@ const requireBuiltin = createRequire(import.meta.url);
  */
 export const nodeHttp = requireBuiltin('node:http') as typeof import('node:http');
 export const nodeHttps = requireBuiltin('node:https') as typeof import('node:https');
+/** `node:tls` (already loaded by `node:https`), through `require` like the two above. */
+export const nodeTls = requireBuiltin('node:tls') as typeof import('node:tls');

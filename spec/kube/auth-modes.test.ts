@@ -11,10 +11,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer as createNetServer, connect, type Server as NetServer, type Socket } from 'node:net';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { tmpdir } from 'node:os';
+import tls from 'node:tls';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CertificateAuthority,
   startApiServer,
@@ -136,6 +138,37 @@ describe.each<Loader>(['client-node', 'reconcilekit'])(
       );
       expect(isUnauthorized(await bad.list(CONFIGMAPS).catch((e: unknown) => e))).toBe(true);
       expect(seen.at(-1)?.clientCertificate).toBeUndefined();
+    });
+
+    it('TLS material is parsed once: the connections of the shared and the watch agents reuse one context', async () => {
+      const ca = server.certificateAuthority;
+      if (ca === undefined) throw new Error('no CA');
+      const bob = ca.issue({ commonName: 'bob', usages: ['client'] });
+      const c = client(
+        kubeconfig({ 'client-certificate-data': b64(bob.cert), 'client-key-data': b64(bob.key) }),
+      );
+      let sockets = 0;
+      const counted = (): void => {
+        sockets += 1;
+      };
+      diagnosticsChannel.subscribe('net.client.socket', counted);
+      const contexts = vi.spyOn(tls, 'createSecureContext');
+      try {
+        // Concurrent requests open several keep-alive connections; a watch opens one of its own.
+        await Promise.all(Array.from({ length: 4 }, () => c.list(CONFIGMAPS)));
+        const controller = new AbortController();
+        const watching = c.watch(CONFIGMAPS, { signal: controller.signal }, () => undefined);
+        await waitUntil(() => sockets >= 5);
+        controller.abort();
+        await watching;
+        await c.list(CONFIGMAPS);
+        expect(sockets).toBeGreaterThanOrEqual(5);
+        // Node would make one context per connection from ca/cert/key: one for all of them here.
+        expect(contexts).toHaveBeenCalledTimes(1);
+      } finally {
+        contexts.mockRestore();
+        diagnosticsChannel.unsubscribe('net.client.socket', counted);
+      }
     });
 
     it('bearer token, on ObjectClient and on client-node generated APIs', async () => {
