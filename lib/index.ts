@@ -282,8 +282,10 @@ export {
 export {
   HealthServer,
   HEALTH_CHECK_TIMEOUT_MS,
+  DEFAULT_MAX_EVENT_LOOP_BLOCK_MS,
   type HealthServerOptions,
   type HealthCheck,
+  type ProbeThread,
 } from './observability/health-server.js';
 export { addProcessMetrics } from './observability/process-metrics.js';
 export {

@@ -28,7 +28,10 @@ function entryFiles() {
 
 // A worker thread is started from a file next to the module that starts it (`new URL('./x.js',
 // import.meta.url)`); such modules end up in a chunk at the top of dist/lib, so the worker's entry goes there.
-const WORKERS = { 'dry-run-proxy-worker': 'dist/lib/plan/dry-run-proxy-worker.js' };
+const WORKERS = {
+  'dry-run-proxy-worker': 'dist/lib/plan/dry-run-proxy-worker.js',
+  'health-probe-worker': 'dist/lib/observability/health-probe-worker.js',
+};
 
 const input = {};
 for (const file of entryFiles()) {

@@ -79,17 +79,18 @@ function hostName(value: string): string {
  * Why `req` may not see the live view, or undefined when it may: a request with the bearer token may; a
  * tokenless one must come from loopback, name a loopback host (or an allowed one) in `Host`, and send no
  * `Origin` of another host — a page elsewhere that resolves its name to 127.0.0.1 (DNS rebinding) names
- * its own host there.
+ * its own host there. `peer` is the client's address (the socket's, unless a proxy of ours names it).
  */
 export function debugRefusal(
   req: IncomingMessage,
   source: Pick<DebugSource, 'token' | 'allowedHosts'>,
+  peer: string | undefined = req.socket.remoteAddress,
 ): string | undefined {
   const { token } = source;
   const auth = req.headers.authorization;
   if (token !== undefined && auth !== undefined && constantTimeEqual(auth, `Bearer ${token}`))
     return undefined;
-  if (!loopback(req.socket.remoteAddress)) {
+  if (!loopback(peer)) {
     return 'the live view answers loopback clients, or clients sending its bearer token';
   }
   const allowed = (name: string): boolean => loopbackName(name) || (source.allowedHosts ?? []).includes(name);
@@ -131,16 +132,17 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 /**
  * Answers `/debug/...`; returns false for other paths. `/debug/` the page, `/debug/api/controllers`,
  * `/debug/api/objects?search=`, `/debug/api/object?controller=&key=`, `/debug/api/events` (recent
- * Events, newest first), `/debug/api/stream` (SSE).
+ * Events, newest first), `/debug/api/stream` (SSE). `peer` as in {@link debugRefusal}.
  */
 export function handleDebug(
   source: DebugSource,
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
+  peer: string | undefined = req.socket.remoteAddress,
 ): boolean {
   if (url.pathname !== '/debug' && !url.pathname.startsWith('/debug/')) return false;
-  const refusal = debugRefusal(req, source);
+  const refusal = debugRefusal(req, source, peer);
   if (refusal !== undefined) {
     json(res, 403, { error: refusal });
     return true;

@@ -1,5 +1,5 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import type { HealthCheck } from '../observability/health-server.js';
+import type { HealthCheck, ProbeThread } from '../observability/health-server.js';
 import type { InformerCache } from '../watch/informer-cache.js';
 import type { IndexFunc } from '../watch/field-index.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -101,6 +101,17 @@ export interface HealthServerConfig {
   readinessChecks?: Record<string, HealthCheck>;
   /** Your own checks behind `/healthz` (the process is alive and not stuck). Default none. */
   livenessChecks?: Record<string, HealthCheck>;
+  /**
+   * `'worker'` (default): probes are answered on a worker thread of their own, from the main event loop's
+   * heartbeat and the checks' last results, so they do not time out while the operator is busy; `/metrics`
+   * and the live view are passed through to the main loop. `'main'`: everything on the main event loop.
+   */
+  probeThread?: ProbeThread;
+  /**
+   * With `probeThread: 'worker'`: `/healthz` and `/readyz` fail (500) once the main event loop has not
+   * turned for this long. Default 10,000 ms (`DEFAULT_MAX_EVENT_LOOP_BLOCK_MS`).
+   */
+  maxEventLoopBlockMs?: number;
 }
 
 /**

@@ -1,5 +1,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { HealthCheck } from '../observability/health-server.js';
+import {
+  DEFAULT_MAX_EVENT_LOOP_BLOCK_MS,
+  type HealthCheck,
+  type ProbeThread,
+} from '../observability/health-server.js';
 import type { Registry } from 'prom-client';
 import { promClient } from '../util/prom-client.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
@@ -74,6 +78,8 @@ export interface ResolvedCoreConfig<Obj extends KubernetesObject = KubernetesObj
         port: number;
         readinessChecks: Record<string, HealthCheck>;
         livenessChecks: Record<string, HealthCheck>;
+        probeThread: ProbeThread;
+        maxEventLoopBlockMs: number;
       }
     | false;
   debugPage: DebugPageOptions | false;
@@ -337,6 +343,13 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
       port,
       readinessChecks: checks(hs.readinessChecks, 'config.healthServer.readinessChecks'),
       livenessChecks: checks(hs.livenessChecks, 'config.healthServer.livenessChecks'),
+      probeThread: probeThread(hs.probeThread),
+      maxEventLoopBlockMs: duration(
+        hs.maxEventLoopBlockMs,
+        'config.healthServer.maxEventLoopBlockMs',
+        DEFAULT_MAX_EVENT_LOOP_BLOCK_MS,
+        false,
+      ),
     };
   }
 
@@ -358,7 +371,14 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
   // `reconcilekit dev` turns the live view on; an operator that configured no health server still gets one
   // to show it on (loopback, any free port, its URL logged), rather than a live view served nowhere.
   if (debugPageFromEnv && c.healthServer === undefined) {
-    healthServer = { host: '127.0.0.1', port: 0, readinessChecks: {}, livenessChecks: {} };
+    healthServer = {
+      host: '127.0.0.1',
+      port: 0,
+      readinessChecks: {},
+      livenessChecks: {},
+      probeThread: 'worker',
+      maxEventLoopBlockMs: DEFAULT_MAX_EVENT_LOOP_BLOCK_MS,
+    };
   }
 
   if (c.events !== undefined && typeof c.events !== 'boolean') fail('config.events must be a boolean');
@@ -488,6 +508,14 @@ function checks(value: unknown, field: string): Record<string, HealthCheck> {
       fail(`${field}.${name}: the engine has a check of that name; pick another`);
   }
   return value as Record<string, HealthCheck>;
+}
+
+function probeThread(value: unknown): ProbeThread {
+  if (value === undefined) return 'worker';
+  if (value !== 'worker' && value !== 'main') {
+    fail(`config.healthServer.probeThread must be 'worker' or 'main'; got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 function flag(value: unknown, field: string, fallback: boolean): boolean {

@@ -78,6 +78,7 @@ export class Host {
     this.health = new HealthServer({
       ...o.healthServer,
       registry: o.registry,
+      logger: o.logger,
       readinessChecks: { ...o.readinessChecks, ...o.healthServer.readinessChecks },
       ...(o.history === undefined || debugPage === false
         ? {}

@@ -262,6 +262,29 @@ describe('installed into a fresh project', { timeout: 120_000 }, () => {
     await typeCheck(consumer, dir);
   });
 
+  it('answers probes from the health server’s worker thread (the bundle finds its script) and exits when closed', async () => {
+    const file = join(scratch, 'probes.mjs');
+    writeFileSync(
+      file,
+      [
+        `import { HealthServer } from 'reconcilekit';`,
+        `import { Registry } from 'prom-client';`,
+        `const server = new HealthServer({ host: '127.0.0.1', port: 0, registry: new Registry(), readinessChecks: { ok: () => undefined } });`,
+        `const url = await server.start();`,
+        `const text = async (path) => { const r = await fetch(url + path); return r.status + ' ' + (await r.text()); };`,
+        `const answers = [await text('/healthz?verbose'), await text('/readyz?verbose'), (await text('/metrics')).slice(0, 3)];`,
+        `await server.close();`,
+        `console.log(JSON.stringify(answers));`,
+      ].join('\n'),
+    );
+    const { stdout } = await run(process.execPath, [file], { cwd: scratch, timeout: 30_000 });
+    expect(JSON.parse(stdout)).toEqual([
+      '200 [+]main-loop ok\nok\n',
+      '200 [+]main-loop ok\n[+]ok ok\nok\n',
+      '200',
+    ]);
+  });
+
   it('runs `npx reconcilekit --help`', async () => {
     const { stdout } = await run('npx', ['--no-install', 'reconcilekit', '--help'], { cwd: scratch });
     expect(stdout).toMatch(/usage: reconcilekit <command>/);

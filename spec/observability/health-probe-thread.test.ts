@@ -1,0 +1,216 @@
+// The health server's probes on their own thread: while this (the main) thread spins synchronously — as
+// a CPU-bound reconcile would — a probe client in another process still gets /healthz and /readyz answered,
+// from the main loop's heartbeat and the checks' last published results; once the loop has been blocked
+// longer than maxEventLoopBlockMs, /healthz fails naming how long. The probe thread is restarted when it
+// dies, and ends with the server.
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import type { Worker } from 'node:worker_threads';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HealthServer, type HealthServerOptions } from '../../lib/observability/health-server.js';
+
+/** One probe as the probing process saw it: when it was answered (epoch ms), its status, time and body. */
+interface Probe {
+  path: string;
+  doneAt: number;
+  ms: number;
+  status: number;
+  body: string;
+}
+
+// Probes each path in turn on a fresh connection for `ms`, printing one JSON line per answer; prints
+// "ready" after the first answer, so the test knows the prober runs before it blocks its own loop.
+const PROBER = `
+import { request } from 'node:http';
+const [base, ms, ...paths] = process.argv.slice(1);
+const until = Date.now() + Number(ms);
+const one = (path) => new Promise((resolve) => {
+  const started = performance.now();
+  const req = request(base + path, { agent: false, timeout: 5000 }, (res) => {
+    let body = '';
+    res.setEncoding('utf8');
+    res.on('data', (c) => { body += c; });
+    res.on('end', () => resolve({ path, doneAt: Date.now(), ms: performance.now() - started, status: res.statusCode, body }));
+  });
+  req.on('timeout', () => req.destroy(new Error('timeout')));
+  req.on('error', (err) => resolve({ path, doneAt: Date.now(), ms: performance.now() - started, status: 0, body: err.message }));
+  req.end();
+});
+let first = true;
+for (let i = 0; Date.now() < until; i++) {
+  const answer = await one(paths[i % paths.length]);
+  process.stdout.write(JSON.stringify(answer) + '\\n');
+  if (first) { first = false; process.stdout.write('ready\\n'); }
+  await new Promise((r) => setTimeout(r, 40));
+}
+`;
+
+/** Starts the prober; resolves once it has had its first answer, with a promise of all its probes. */
+async function startProber(base: string, ms: number, paths: string[]): Promise<{ probes: Promise<Probe[]> }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', PROBER, base, String(ms), ...paths], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  let onReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+  });
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    out += chunk;
+    if (out.includes('ready\n')) onReady();
+  });
+  const done = new Promise<Probe[]>((resolve) => {
+    child.on('exit', () => {
+      resolve(
+        out
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Probe),
+      );
+    });
+  });
+  await ready;
+  return { probes: done };
+}
+
+/** Blocks this thread's event loop for `ms`, as a CPU-bound reconcile does. Returns when it began and ended. */
+function spin(ms: number): { from: number; to: number } {
+  const from = Date.now();
+  while (Date.now() - from < ms) {
+    // busy
+  }
+  return { from, to: Date.now() };
+}
+
+function get(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body });
+      });
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** The probe thread of a server (its internals: the test kills it as a crash would). */
+function probeWorker(server: HealthServer): Worker | undefined {
+  return (server as unknown as { probes?: { worker?: Worker } }).probes?.worker;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+describe('health server probes on their own thread', () => {
+  let server: HealthServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  const make = (options: Partial<HealthServerOptions> = {}): HealthServer =>
+    new HealthServer({ host: '127.0.0.1', port: 0, registry: new Registry(), ...options });
+
+  it('answers /healthz and /readyz while the main loop spins 2 s within the bound', async () => {
+    let ready = true;
+    server = make({
+      maxEventLoopBlockMs: 5_000,
+      readinessChecks: { flag: () => (ready ? undefined : 'not yet') },
+    });
+    const url = await server.start();
+    const { probes } = await startProber(url, 3_500, ['/healthz', '/readyz']);
+    const { from, to } = spin(2_000);
+    const during = (await probes).filter((p) => p.doneAt > from + 100 && p.doneAt < to - 100);
+    // A probe answered on the main loop could not finish while it spins: these came from the probe thread.
+    expect(during.length).toBeGreaterThanOrEqual(5);
+    expect(during.every((p) => p.status === 200)).toBe(true);
+    const healthz = during.filter((p) => p.path === '/healthz').map((p) => p.ms);
+    expect(healthz.length).toBeGreaterThanOrEqual(2);
+    expect(median(healthz)).toBeLessThan(100);
+    // /readyz answers from the last published run while the loop cannot run the checks, and again fresh after.
+    ready = false;
+    const notReady = await get(`${url}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(notReady.body).toContain('[-]flag failed: not yet');
+    ready = true;
+    expect(await get(`${url}/readyz?verbose`)).toEqual({
+      status: 200,
+      body: '[+]main-loop ok\n[+]flag ok\nok\n',
+    });
+  });
+
+  it('fails /healthz with 500 naming how long the loop is blocked once past the bound, and recovers', async () => {
+    server = make({ maxEventLoopBlockMs: 700 });
+    const url = await server.start();
+    const { probes } = await startProber(url, 3_000, ['/healthz']);
+    const { from, to } = spin(2_000);
+    const all = await probes;
+    const late = all.filter((p) => p.doneAt > from + 1_000 && p.doneAt < to - 100);
+    expect(late.length).toBeGreaterThanOrEqual(3);
+    for (const p of late) {
+      expect(p.status).toBe(500);
+      expect(p.body).toMatch(
+        /^\[-\]main-loop failed: the event loop has been blocked for \d+ ms \(bound 700 ms\)/,
+      );
+    }
+    const blocked = Number(/blocked for (\d+) ms/.exec(late.at(-1)?.body ?? '')?.[1]);
+    expect(blocked).toBeGreaterThan(1_000);
+    expect(blocked).toBeLessThanOrEqual(2_100);
+    expect(all.filter((p) => p.doneAt > to + 300).every((p) => p.status === 200)).toBe(true);
+    expect((await get(`${url}/healthz`)).status).toBe(200);
+  });
+
+  it('restarts a probe thread that dies, on the same address, and says so', async () => {
+    const warnings: string[] = [];
+    server = make({
+      logger: {
+        warn: (m: string) => warnings.push(m),
+        error: (m: string) => warnings.push(m),
+      },
+    });
+    const url = await server.start();
+    const first = probeWorker(server);
+    expect(first).toBeDefined();
+    await first?.terminate();
+    const deadline = Date.now() + 5_000;
+    let answer: { status: number; body: string } | undefined;
+    while (Date.now() < deadline) {
+      answer = await get(`${url}/healthz`).catch(() => undefined);
+      if (answer?.status === 200) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(answer?.status).toBe(200);
+    expect(probeWorker(server)).not.toBe(first);
+    expect(warnings).toEqual([expect.stringMatching(/health probe thread exited \(1\); restarting it/)]);
+  });
+
+  it('passes /metrics and unknown paths to the main loop, which refuses clients that skip the probe thread', async () => {
+    server = make();
+    const url = await server.start();
+    expect((await get(`${url}/metrics`)).status).toBe(200);
+    expect((await get(`${url}/nope`)).status).toBe(404);
+    const inner = (server as unknown as { server: { address(): { port: number } } }).server.address().port;
+    const direct = await get(`http://127.0.0.1:${String(inner)}/metrics`);
+    expect(direct.status).toBe(403);
+  });
+
+  it('ends its thread on close, and serves everything on the main loop with probeThread: main', async () => {
+    server = make();
+    await server.start();
+    const worker = probeWorker(server);
+    const exited = new Promise<number>((resolve) => worker?.once('exit', resolve));
+    await server.close();
+    await exited;
+    expect(worker?.threadId).toBe(-1);
+
+    server = make({ probeThread: 'main' });
+    const url = await server.start();
+    expect(probeWorker(server)).toBeUndefined();
+    expect(await get(`${url}/healthz?verbose`)).toEqual({ status: 200, body: 'ok\n' });
+  });
+});
