@@ -20,6 +20,27 @@ function bufferFromFileOrString(file?: string | null, data?: string | null): Buf
   return null;
 }
 
+/** The request options of a server URL (what `http.request` takes from a `URL`), computed once. */
+function endpointOf(url: URL): Pick<https.RequestOptions, 'protocol' | 'hostname' | 'port' | 'auth'> {
+  const { hostname } = url;
+  return {
+    protocol: url.protocol,
+    // An IPv6 literal comes bracketed in a URL, not in request options.
+    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    ...(url.port === '' ? {} : { port: Number(url.port) }),
+    ...(url.username === '' && url.password === ''
+      ? {}
+      : { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }),
+  };
+}
+
+/** The path of a request path with its query (for messages and warnings). */
+function pathname(path: string | null | undefined): string {
+  const p = path ?? '/';
+  const q = p.indexOf('?');
+  return q < 0 ? p : p.slice(0, q);
+}
+
 function certificateId(cert: string | Buffer): string {
   return createHash('sha256').update(cert).digest('hex').slice(0, 16);
 }
@@ -135,6 +156,11 @@ export class KubeTransport {
   private readonly agents = new Map<string, http.Agent>();
   /** The TLS context of the current credential's agents, by client-certificate identity. */
   private secureContext: { id: string; context: tls.SecureContext } | undefined;
+  /** The client certificate's identity per credential, hashed once rather than per request. */
+  private readonly credentialIds = new WeakMap<Credential, string>();
+  /** The server's path prefix (no trailing slash) and the request options every request shares. */
+  private readonly basePath: string;
+  private readonly endpoint: Pick<https.RequestOptions, 'protocol' | 'hostname' | 'port' | 'auth'>;
   private cachedCredential: Credential | undefined;
   /** Gets the server's `Warning` headers (see {@link KubeTransportOptions.warningHandler}); replaceable. */
   warningHandler: WarningHandler | undefined;
@@ -154,6 +180,8 @@ export class KubeTransport {
     }
     this.source = kc;
     this.server = new URL(cluster.server);
+    this.basePath = this.server.pathname.replace(/\/$/, '');
+    this.endpoint = endpointOf(this.server);
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     const user = kc.getCurrentUser();
     // TLS material is read once here (in-cluster: ca.crt once, not per request).
@@ -222,8 +250,17 @@ export class KubeTransport {
   /** The agent of `kind` for the current credential (a rotated client certificate gets a new one). */
   async agent(kind: AgentKind = 'shared'): Promise<http.Agent> {
     if (kind === 'shared' && this.givenAgent !== undefined) return this.givenAgent;
-    const credential = await this.credential();
-    const id = `${kind}:${credential.cert === undefined ? '' : certificateId(credential.cert)}`;
+    return this.agentFor(kind, await this.credential());
+  }
+
+  private agentFor(kind: AgentKind, credential: Credential): http.Agent {
+    if (kind === 'shared' && this.givenAgent !== undefined) return this.givenAgent;
+    let certId = this.credentialIds.get(credential);
+    if (certId === undefined) {
+      certId = credential.cert === undefined ? '' : certificateId(credential.cert);
+      this.credentialIds.set(credential, certId);
+    }
+    const id = `${kind}:${certId}`;
     let agent = this.agents.get(id);
     if (agent === undefined) {
       for (const [other, old] of this.agents) {
@@ -265,22 +302,51 @@ export class KubeTransport {
    * with a credential that can change (token file, exec plugin) is retried once with a fresh one.
    */
   async open(req: KubeRequest, kind: AgentKind = 'shared'): Promise<http.IncomingMessage> {
-    const url = this.url(req.path, req.query);
-    let payload: Buffer | undefined;
-    if (req.body !== undefined) payload = Buffer.from(JSON.stringify(req.body));
+    const path = this.requestPath(req.path, req.query);
+    // A string body goes out in one write with the request head (a Buffer is written after it).
+    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     for (let attempt = 0; ; attempt++) {
+      const credential = await this.credential();
       const headers: OutgoingHttpHeaders = {
-        ...(await this.headers()),
+        'User-Agent': this.userAgent,
+        ...credential.headers,
         Accept: req.accept ?? 'application/json',
       };
       if (payload !== undefined) {
         headers['Content-Type'] = req.contentType ?? 'application/json';
-        headers['Content-Length'] = String(payload.length);
+        headers['Content-Length'] = String(Buffer.byteLength(payload));
       }
-      const res = await this.openUrl(url, req.method, headers, payload, await this.agent(kind), req.signal);
+      const options = {
+        ...this.endpoint,
+        path,
+        method: req.method,
+        headers,
+        agent: this.agentFor(kind, credential),
+      };
+      const res = await this.send(options, payload, req.signal);
       if (res.statusCode !== 401 || attempt > 0 || !this.credentials.invalidate()) return res;
       res.resume();
     }
+  }
+
+  /**
+   * Path and query of a request below the server URL. A path of printable ASCII is used as it is (the
+   * client encodes names and namespaces); anything else is normalised through `URL`, as before.
+   */
+  private requestPath(path: string, query?: KubeRequest['query']): string {
+    let search = '';
+    if (query !== undefined) {
+      const params = new URLSearchParams();
+      for (const name in query) {
+        const value = query[name];
+        if (value !== undefined) params.set(name, String(value));
+      }
+      const encoded = params.toString();
+      if (encoded !== '') search = `?${encoded}`;
+    }
+    if (/^[!-~]*$/.test(path)) return this.basePath + path + search;
+    const url = new URL(this.server.origin + this.basePath + path);
+    return url.pathname + search;
   }
 
   /** Low-level request to a full URL with the given headers (credentials are not added here). */
@@ -292,14 +358,29 @@ export class KubeTransport {
     agent: http.Agent,
     signal?: AbortSignal,
   ): Promise<http.IncomingMessage> {
-    const send = url.protocol === 'https:' ? nodeHttps.request : nodeHttp.request;
+    return this.send(
+      { ...endpointOf(url), path: url.pathname + url.search, method, headers, agent },
+      payload,
+      signal,
+    );
+  }
+
+  private send(
+    options: https.RequestOptions,
+    payload: Buffer | string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<http.IncomingMessage> {
+    const send = options.protocol === 'https:' ? nodeHttps.request : nodeHttp.request;
+    const method = options.method ?? 'GET';
     return new Promise((resolve, reject) => {
-      const request = send(url, { method, headers, agent, signal }, (res) => {
-        if (this.warningHandler !== undefined) this.reportWarnings(res, method, url.pathname);
+      const request = send(signal === undefined ? options : { ...options, signal }, (res) => {
+        if (this.warningHandler !== undefined) this.reportWarnings(res, method, pathname(options.path));
         resolve(res);
       });
       request.on('error', (err) => {
-        reject(signal?.aborted === true ? err : connectionError(err, `${method} ${url.pathname} failed`));
+        reject(
+          signal?.aborted === true ? err : connectionError(err, `${method} ${pathname(options.path)} failed`),
+        );
       });
       request.end(payload);
     });
