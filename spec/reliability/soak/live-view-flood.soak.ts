@@ -15,6 +15,8 @@ const STALLED = 2000;
 const FIXTURE = 'spec/debug/fixtures/live-view-operator.ts';
 /** Concurrent patch loops (each a ConfigMap patched as fast as the server answers); default 20. */
 const PATCHERS = process.env.LIVE_VIEW_FLOOD_PATCHERS ?? '20';
+// LIVE_VIEW_FLOOD_PROBE_THREAD=main runs the operator with its probes on the main event loop (the opt-out),
+// for a side-by-side figure; the default is the probe thread.
 
 interface Proc {
   child: ChildProcess;
@@ -91,6 +93,10 @@ describe('soak: stalled live-view streams', () => {
       const figures = {
         stalled: STALLED,
         patchers: Number(PATCHERS),
+        probeThread: process.env.LIVE_VIEW_FLOOD_PROBE_THREAD ?? 'worker',
+        healthP50BeforeMs: Math.round(percentile(before.probes, 50)),
+        healthP50FloodedMs: Math.round(percentile(flooded.probes, 50)),
+        healthP50AfterMs: Math.round(percentile(after.probes, 50)),
         streaming,
         refused,
         reconcilesBefore: before.reconciles,
