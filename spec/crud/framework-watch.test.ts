@@ -187,11 +187,11 @@ describe('Framework watches on the embedded API server', () => {
   });
 
   it('fails start at once with a KindNotServedError naming what the group serves when no CRD defines the kind', async () => {
-    const attempt = async (apiVersion: string, kind: string): Promise<unknown> => {
+    const attempt = async (apiVersion: string, kind: string, plural?: string): Promise<unknown> => {
       fw = new Framework<Widget>({
         name: 'typo',
         kubeConfig: h.kubeConfig,
-        resource: { apiVersion, kind },
+        resource: plural === undefined ? { apiVersion, kind } : { apiVersion, kind, plural },
         resourceSets: [new ResourceSet<Widget>({ resources: [new RecordingResource()] })],
         logger: createLogger({ silent: true }),
       });
@@ -214,6 +214,10 @@ describe('Framework watches on the embedded API server', () => {
     expect((group as Error).message).toContain(
       'nope.reconcilekit.io/v1 is not served at all: install the CustomResourceDefinition of Nothing',
     );
+    // With its plural given the kind's watch starts beside discovery: the answer is the same.
+    const typoWithPlural = await attempt(WIDGET.apiVersion, 'Widgit', 'widgits');
+    expect(typoWithPlural).toBeInstanceOf(KindNotServedError);
+    expect((typoWithPlural as Error).message).toMatch(/did you mean Widget\?/);
     const version = await attempt(`${GROUP}/v2`, 'Widget');
     expect((version as Error).message).toContain(
       `CustomResourceDefinition widgets.${GROUP} serves Widget in version(s) v1: use one of them`,
