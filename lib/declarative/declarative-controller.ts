@@ -14,6 +14,7 @@ import { checkOutputs } from './evaluate-pipeline.js';
 import type { PredicateSpec, ResourceSpec } from './operator-spec.js';
 import { labelSelectorString, resolveResource, type ResolvedResource } from './resolve-resource.js';
 import { TargetWriter, type WriteCounts } from './target-writer.js';
+import type { LoadedKubeConfig } from '../kube/loaded-kube-config.js';
 
 /**
  * A controller's status: dcontroller's `{name, conditions: [Ready], lastErrors}`.
@@ -51,7 +52,7 @@ export interface ControllerRuntime {
   readonly client: ObjectClient;
   readonly informers: InformerCache;
   /** kubeconfig of the server that serves a kind (views → view server). */
-  kubeConfigFor(view: boolean): KubeConfig;
+  kubeConfigFor(view: boolean): KubeConfig | LoadedKubeConfig;
   readonly logger: Logger;
   readonly registry: Registry | undefined;
   /** Creates a namespace on the view server (views live in the namespace of their output). */

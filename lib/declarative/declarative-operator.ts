@@ -4,8 +4,8 @@ import type { ApiServer } from '../apiserver/index.js';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ensureCrd } from '../kube/ensure-crd.js';
 import { isAlreadyExists } from '../kube/api-error.js';
-import { clientNode } from '../kube/client-node.js';
-import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
+import { isKubeConfigNotFound, kubeConfigFromText, readKubeConfig } from '../kube/kube-config.js';
+import type { LoadedKubeConfig } from '../kube/loaded-kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger-silent.js';
@@ -31,10 +31,10 @@ import { randomToken } from '../util/random-token.js';
  */
 export interface DeclarativeOperatorOptions {
   /**
-   * The cluster of non-view kinds. Default: `loadKubeConfig()` (KUBECONFIG, ~/.kube/config, in-cluster);
+   * The cluster of non-view kinds. Default: `readKubeConfig()` (KUBECONFIG, ~/.kube/config, in-cluster);
    * when none is found, the view server serves every kind (an operator on the embedded server alone).
    */
-  kubeConfig?: KubeConfig;
+  kubeConfig?: KubeConfig | LoadedKubeConfig;
   /**
    * Where view objects live (dcontroller's extension API server); its lifecycle is the caller's. Default:
    * an embedded API server on 127.0.0.1 and a free port, started by `start()` and closed by `stop()`.
@@ -217,12 +217,12 @@ export class DeclarativeOperator {
     this.apiServer ??= this.ownedServer = await (
       await import('../apiserver/index.js')
     ).startApiServer({ token: randomToken() });
-    const viewKc = new (clientNode().KubeConfig)();
-    viewKc.loadFromString(this.apiServer.kubeconfig);
+    // Read by reconcilekit itself, as the cluster's: no @kubernetes/client-node is loaded for either.
+    const viewKc = kubeConfigFromText(this.apiServer.kubeconfig, "the view server's kubeconfig");
     let clusterKc = this.options.kubeConfig;
     if (clusterKc === undefined) {
       try {
-        clusterKc = loadKubeConfig();
+        clusterKc = readKubeConfig();
       } catch (err) {
         if (!isKubeConfigNotFound(err)) throw err;
         clusterKc = viewKc;

@@ -2,8 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { ApiServer } from '../apiserver/index.js';
 import { isNotFound } from '../kube/api-error.js';
-import { clientNode } from '../kube/client-node.js';
-import { isKubeConfigNotFound, loadKubeConfig } from '../kube/kube-config.js';
+import { isKubeConfigNotFound, kubeConfigFromText, readKubeConfig } from '../kube/kube-config.js';
+import type { LoadedKubeConfig } from '../kube/loaded-kube-config.js';
 import { ObjectClient } from '../kube/object-client.js';
 import type { Logger } from '../observability/logger.js';
 import { silentLogger } from '../observability/logger-silent.js';
@@ -28,8 +28,8 @@ export const STATUS_CHANNEL_BUFFER_SIZE = 64;
  * @category Declarative operators
  */
 export interface OperatorGroupOptions {
-  /** The cluster of non-view kinds. Default: `loadKubeConfig()`, else the view server alone. */
-  kubeConfig?: KubeConfig;
+  /** The cluster of non-view kinds. Default: `readKubeConfig()`, else the view server alone. */
+  kubeConfig?: KubeConfig | LoadedKubeConfig;
   /** The view server every operator of the group shares. Default: an embedded server started by `start()`. */
   apiServer?: ApiServer;
   /** Logger. Default: silent. */
@@ -216,12 +216,12 @@ export class OperatorGroup {
     const server = this.apiServer;
     if (server === undefined)
       throw new Error('getClient() needs the view server: call start() first, or pass apiServer');
-    const viewKc = new (clientNode().KubeConfig)();
-    viewKc.loadFromString(server.kubeconfig);
+    // Read by reconcilekit itself, as the cluster's: no @kubernetes/client-node is loaded for either.
+    const viewKc = kubeConfigFromText(server.kubeconfig, "the view server's kubeconfig");
     let clusterKc = this.options.kubeConfig;
     if (clusterKc === undefined) {
       try {
-        clusterKc = loadKubeConfig();
+        clusterKc = readKubeConfig();
       } catch (err) {
         if (!isKubeConfigNotFound(err)) throw err;
         clusterKc = viewKc;

@@ -12,6 +12,7 @@ import type { Predicate } from './predicates.js';
 import type { WatchSource } from './watch-source.js';
 import type { ShardingOptions } from '../sharding/sharding-options.js';
 import type { WarningHandler } from '../kube/api-warnings.js';
+import type { LoadedKubeConfig } from '../kube/loaded-kube-config.js';
 
 /**
  * The kind the framework reconciles, and which of its objects.
@@ -122,8 +123,11 @@ export interface HealthServerConfig {
 export interface CoreConfig<Obj extends KubernetesObject = KubernetesObject> {
   /** Controller name: metrics `controller` label, logs, Event source, default finalizer. Required. */
   name: string;
-  /** API server connection. Default: `KUBECONFIG`, then `~/.kube/config`, then in-cluster. */
-  kubeConfig?: KubeConfig;
+  /**
+   * API server connection: a client-node `KubeConfig`, or what `readKubeConfig()` returns (no client-node
+   * loaded). Default: `KUBECONFIG`, then `~/.kube/config`, then in-cluster.
+   */
+  kubeConfig?: KubeConfig | LoadedKubeConfig;
   /**
    * The kind to list and watch. Default: none — the framework then only reconciles what is fed to
    * `updateFunc`/`deleteFunc` (an informer of your own, or benchmarks).

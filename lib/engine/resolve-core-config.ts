@@ -191,7 +191,7 @@ export function resolveCoreConfig<Obj extends KubernetesObject = KubernetesObjec
     (!isObject(c.kubeConfig) || typeof c.kubeConfig.getCurrentCluster !== 'function')
   ) {
     fail(
-      'config.kubeConfig must be a @kubernetes/client-node KubeConfig (or left out to load KUBECONFIG / in-cluster)',
+      'config.kubeConfig must be a @kubernetes/client-node KubeConfig or what readKubeConfig() returns (or left out to load KUBECONFIG / in-cluster)',
     );
   }
   const resource = c.resource === undefined ? undefined : resourceRef(c.resource, 'config.resource');

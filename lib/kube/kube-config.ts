@@ -3,7 +3,7 @@ import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
-import { readKubeConfigFile, type KubeconfigParts } from './kube-config-file.js';
+import { parseKubeconfig, readKubeConfigFile, type KubeconfigParts } from './kube-config-file.js';
 import type { KubeconfigUserExtras } from './kubeconfig-extras.js';
 import { KubeConfigLoadError } from './kube-config-load-error.js';
 import { LoadedKubeConfig } from './loaded-kube-config.js';
@@ -158,6 +158,14 @@ export function readKubeConfig(env: NodeJS.ProcessEnv = process.env): LoadedKube
     return inClusterKubeConfig(env);
   }
   throw new KubeConfigNotFoundError();
+}
+
+/**
+ * Kubeconfig text (an embedded server's `kubeconfig`, say) as a {@link LoadedKubeConfig}, checked as a file
+ * would be, without loading `@kubernetes/client-node`. `what` names the text in errors.
+ */
+export function kubeConfigFromText(yaml: string, what = 'kubeconfig text'): LoadedKubeConfig {
+  return checkUsable(merge([parseKubeconfig(yaml, what, what, process.cwd())]), what, what);
 }
 
 /**

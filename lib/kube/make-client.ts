@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import type { WarningHandler } from './api-warnings.js';
 import { isKubeConfigNotFound, readKubeConfig } from './kube-config.js';
+import type { LoadedKubeConfig } from './loaded-kube-config.js';
 import { ObjectClient } from './object-client.js';
 
 /**
@@ -12,7 +13,7 @@ import { ObjectClient } from './object-client.js';
  */
 export function makeClient(
   name: string,
-  kubeConfig: KubeConfig | undefined,
+  kubeConfig: KubeConfig | LoadedKubeConfig | undefined,
   needsApi: boolean,
   warningHandler?: WarningHandler,
 ): ObjectClient | undefined {

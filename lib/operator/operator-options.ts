@@ -6,6 +6,7 @@ import type { ControllerCore } from '../engine/controller-core.js';
 import type { Runnable } from '../host/run-until-signal.js';
 import type { Logger } from '../observability/logger.js';
 import type { WebhookHostOptions } from '../webhooks/webhook-host.js';
+import type { LoadedKubeConfig } from '../kube/loaded-kube-config.js';
 
 /**
  * Anything an `Operator` runs: `Framework`, `Controller`, and later front ends. A plain `Runnable`
@@ -54,7 +55,7 @@ export interface OperatorOptions {
    * API connection of the shared informer cache and the Lease. Default: `KUBECONFIG`, then
    * `~/.kube/config`, then in-cluster; without any, nothing is shared and no Lease is possible.
    */
-  kubeConfig?: KubeConfig;
+  kubeConfig?: KubeConfig | LoadedKubeConfig;
   /** Registry for every controller's metrics, served on `/metrics`. Default: a new Registry. */
   registry?: Registry;
   /** Add the process metrics (CPU, memory, event-loop lag, heap, GC) to the registry. Default true. */
