@@ -52,6 +52,11 @@ export interface LeaderElectorOptions {
   registry?: Registry;
   /** Labels the Lease is created with (e.g. to list a set of Leases by selector). Default: none. */
   labels?: Record<string, string>;
+  /**
+   * Consulted before every acquire or renew write with the Lease as just read (undefined when there is
+   * none): false leaves the Lease alone and counts as a failed attempt. Default: always true.
+   */
+  mayHold?: (current: (KubernetesObject & { spec?: { holderIdentity?: string } }) | undefined) => boolean;
 }
 
 /**
@@ -351,6 +356,7 @@ export class LeaderElector {
         current = await client.get<Lease>(this.ref, { signal });
       } catch (e) {
         if (!isNotFound(e)) throw e;
+        if (this.options.mayHold?.(undefined) === false) return false;
         const created = await client.create<Lease>(
           {
             apiVersion: 'coordination.k8s.io/v1',
@@ -365,6 +371,7 @@ export class LeaderElector {
         return true;
       }
       this.observe(current, callbacks);
+      if (this.options.mayHold?.(current) === false) return false;
       const holder = current.spec?.holderIdentity ?? '';
       const durationMs = (current.spec?.leaseDurationSeconds ?? 0) * 1000;
       if (holder !== '' && holder !== this.identity && this.observedTime + durationMs > now) return false;

@@ -23,6 +23,20 @@ export const SHARD_RING_LABEL = 'ring.shard.reconcilekit.io/controller';
  */
 export const SHARD_ID_LABEL = 'ring.shard.reconcilekit.io/shard';
 
+/**
+ * Label of every shard Lease: the stable identity of the replica holding it (its pod's name, or the
+ * configured identity). The ring places a member by this identity, not by its shard id, so a replica that
+ * comes back under a new shard id takes the same share of the keys.
+ * @category Sharding
+ */
+export const SHARD_IDENTITY_LABEL = 'ring.shard.reconcilekit.io/identity';
+/**
+ * Annotation the sharder sets on a shard Lease it declared dead (holder emptied) before it moves the
+ * shard's objects: the shard id is spent, and its replica joins again under a new one.
+ * @category Sharding
+ */
+export const SHARD_REAPED_ANNOTATION = 'ring.shard.reconcilekit.io/reaped-by';
+
 /** A label key's name part, a label value (both at most 63 characters). */
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
@@ -65,13 +79,23 @@ function dnsPart(s: string, max: number): string {
 }
 
 /**
- * A fresh shard id: `<base>-<8 hex>` (base: `identity`, default the hostname — a pod's name), a valid label
- * value. A replica takes a new one for each term of membership, so a shard that was declared dead never
- * comes back under the same name.
+ * The ring identity of a replica: `identity` (default the hostname — a pod's name) in the form of a
+ * label value (lowercase letters, digits and '-', at most 40 characters).
+ * @category Sharding
+ */
+export function ringIdentity(identity: string = hostname()): string {
+  return dnsPart(identity, 40);
+}
+
+/**
+ * A fresh shard id: `<ring identity>-<8 hex>` (see {@link ringIdentity}), a valid label value. A replica
+ * keeps its shard id across terms of membership while its Lease still names it; it takes a new one only
+ * when the sharder declared the old one dead (or on a restart), so a shard whose objects were moved
+ * without asking it never comes back under the same name.
  * @category Sharding
  */
 export function newShardId(identity: string = hostname()): string {
-  return `${dnsPart(identity, 40)}-${randomBytes(4).toString('hex')}`;
+  return `${ringIdentity(identity)}-${randomBytes(4).toString('hex')}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { SHARD_ID_LABEL } from './shard-labels.js';
+import { SHARD_ID_LABEL, SHARD_IDENTITY_LABEL } from './shard-labels.js';
 
 /** The fields of a coordination.k8s.io/v1 Lease the ring reads. */
 export type ShardLease = KubernetesObject & {
@@ -10,8 +10,10 @@ export type ShardLease = KubernetesObject & {
  * A shard as the sharder sees it:
  * - `ready`: its Lease is held by the shard and was renewed within the lease duration (timed from when
  *   this observer saw the record change: no trust in other machines' clocks);
- * - `dead`: released (holder emptied by a graceful stop) or not renewed for a lease duration — the shard's
- *   own fence closed before that, so it writes nothing more, and it never comes back under this id.
+ * - `dead`: released (holder emptied by a graceful stop, or by the sharder declaring it dead) or not renewed
+ *   for a lease duration — the shard's own fence closed before that, so it writes nothing more. An expired
+ *   shard whose Lease still names it may renew and be ready again; once its Lease was emptied it never
+ *   comes back under this id.
  * @category Sharding
  */
 export type ShardState = 'ready' | 'dead';
@@ -66,6 +68,36 @@ export class ShardLeases {
   /** The ready shards. */
   ready(): string[] {
     return [...this.shards()].filter(([, s]) => s === 'ready').map(([shard]) => shard);
+  }
+
+  /**
+   * The ring's members: for each identity with a ready shard, that shard. When one identity has several
+   * ready shards (a restarted replica whose old Lease has not expired yet, or two replicas configured
+   * with the same identity), the one whose Lease is oldest keeps the identity's place; the others get no
+   * objects until it is gone. A Lease without the identity label is placed by its shard id.
+   */
+  members(): Map<string, string> {
+    const best = new Map<string, { shard: string; since: string }>();
+    for (const o of this.byName.values()) {
+      const shard = o.lease.metadata?.labels?.[SHARD_ID_LABEL];
+      if (shard === undefined || shard === '' || this.stateOf(o, shard) !== 'ready') continue;
+      const identity = o.lease.metadata?.labels?.[SHARD_IDENTITY_LABEL] || shard;
+      const created = o.lease.metadata?.creationTimestamp as Date | string | undefined;
+      const since = created instanceof Date ? created.toISOString() : (created ?? '');
+      const prior = best.get(identity);
+      if (prior === undefined || since < prior.since || (since === prior.since && shard < prior.shard)) {
+        best.set(identity, { shard, since });
+      }
+    }
+    return new Map([...best].map(([identity, b]) => [identity, b.shard]));
+  }
+
+  /** The Lease of `shard`, as last seen (undefined when it has none). */
+  leaseOf(shard: string): ShardLease | undefined {
+    for (const o of this.byName.values()) {
+      if (o.lease.metadata?.labels?.[SHARD_ID_LABEL] === shard) return o.lease;
+    }
+    return undefined;
   }
 
   /** State of one shard: undefined when it has no Lease (never joined, or its Lease was deleted). */

@@ -7,7 +7,14 @@ import {
   LeaderElector,
 } from '../leader/leader-elector.js';
 import type { Logger } from '../observability/logger.js';
-import { newShardId, SHARD_ID_LABEL, SHARD_RING_LABEL, shardLeaseName } from './shard-labels.js';
+import {
+  newShardId,
+  ringIdentity,
+  SHARD_ID_LABEL,
+  SHARD_IDENTITY_LABEL,
+  SHARD_RING_LABEL,
+  shardLeaseName,
+} from './shard-labels.js';
 
 /**
  * Options of a {@link ShardMember}.
@@ -20,7 +27,10 @@ export interface ShardMemberOptions {
   controller: string;
   /** Namespace of the shard Leases. */
   namespace: string;
-  /** Base of this replica's shard ids. Default: the hostname (a pod's name). */
+  /**
+   * This replica's stable identity: the ring places it by this (and it is the base of its shard ids).
+   * Unique per replica. Default: the hostname (a pod's name).
+   */
   identity?: string;
   /** Lease validity: a replica that stops renewing leaves the ring this long after its last renewal. */
   leaseDurationMs?: number;
@@ -58,11 +68,15 @@ export interface ShardMemberCallbacks {
 
 /**
  * A replica's membership of a controller's shard ring: it holds a Lease of its own in the ring's Lease
- * set (labelled {@link SHARD_RING_LABEL} = controller, {@link SHARD_ID_LABEL} = shard), renewed and fenced
- * as the leader Lease is ({@link LeaderElector}). A term ends when the Lease is lost or was not renewed
- * within the renew deadline; the next term takes a new shard id and a new Lease, so a shard that others
- * declared dead never returns under its old name (its objects were moved without asking it). Stopping
- * (the `run` signal) releases the Lease at once: the sharder then moves the shard's objects without waiting.
+ * set (labelled {@link SHARD_RING_LABEL} = controller, {@link SHARD_ID_LABEL} = shard,
+ * {@link SHARD_IDENTITY_LABEL} = the replica's stable identity, by which the ring places it), renewed and
+ * fenced as the leader Lease is ({@link LeaderElector}). A term ends when the Lease is lost or was not
+ * renewed within the renew deadline. The next term keeps the shard id while the Lease still names it
+ * (no one declared the shard dead, so its objects are still its own and nothing moves); once the Lease
+ * names no one (the sharder emptied it before moving the shard's objects) or is gone, the id is spent and
+ * the replica joins under a new one — at the same places on the ring, since those follow the identity.
+ * Stopping (the `run` signal) releases the Lease at once: the sharder then moves the shard's objects
+ * without waiting.
  * @category Sharding
  */
 export class ShardMember {
@@ -87,35 +101,60 @@ export class ShardMember {
   /** Joins, and joins again after each term ends, until `signal` aborts; then releases the Lease. */
   async run(signal: AbortSignal, callbacks: ShardMemberCallbacks): Promise<void> {
     const o = this.o;
+    const identity = ringIdentity(o.identity);
     while (!signal.aborted) {
       const shard = newShardId(o.identity);
+      // Set once this shard id may not be held again: its Lease was emptied by someone else or deleted.
+      const spent = new AbortController();
+      let held = false;
       const elector = new LeaderElector({
         client: o.client,
         leaseName: shardLeaseName(o.controller, shard),
         namespace: o.namespace,
         identity: shard,
-        labels: { [SHARD_RING_LABEL]: o.controller, [SHARD_ID_LABEL]: shard },
+        labels: {
+          [SHARD_RING_LABEL]: o.controller,
+          [SHARD_ID_LABEL]: shard,
+          [SHARD_IDENTITY_LABEL]: identity,
+        },
         logger: o.logger.child({ shard }),
+        mayHold: (lease) => {
+          const holder = lease?.spec?.holderIdentity;
+          // A new id creates its Lease; afterwards only a Lease still naming this shard may be renewed.
+          const ok = lease === undefined ? !held : holder === shard;
+          if (!ok) spent.abort();
+          return ok;
+        },
         ...(o.leaseDurationMs === undefined ? {} : { leaseDurationMs: o.leaseDurationMs }),
         ...(o.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: o.renewDeadlineMs }),
         ...(o.retryPeriodMs === undefined ? {} : { retryPeriodMs: o.retryPeriodMs }),
       });
-      // One term per elector: when its leadership ends, this run ends (releasing the Lease) and the
-      // loop joins again under a new shard id.
-      const term = new AbortController();
-      await elector.run(AbortSignal.any([signal, term.signal]), {
+      // One elector per shard id, through all its terms; when the id is spent its run ends and the loop
+      // joins again under a new id.
+      await elector.run(AbortSignal.any([signal, spent.signal]), {
         onStartedLeading: (leaderSignal) => {
+          held = true;
           this.current = { shard, signal: leaderSignal, fence: elector.fence };
           o.logger.info('joined the shard ring', { controller: o.controller, shard });
           callbacks.joined(this.current);
         },
         onStoppedLeading: () => {
-          term.abort();
           this.current = undefined;
           o.logger.info('left the shard ring', { controller: o.controller, shard });
           callbacks.left(shard);
         },
       });
+      if (isAborted(spent.signal) && !isAborted(signal)) {
+        o.logger.warn('shard id spent (its Lease no longer names it); joining under a new one', {
+          controller: o.controller,
+          shard,
+        });
+      }
     }
   }
+}
+
+/** Reads `signal.aborted` afresh (it changes across awaits). */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
 }

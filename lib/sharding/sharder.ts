@@ -16,6 +16,7 @@ import { HashRing } from './hash-ring.js';
 import { ShardingMetrics } from './metrics.js';
 import {
   SHARD_ID_LABEL,
+  SHARD_REAPED_ANNOTATION,
   SHARD_RING_LABEL,
   sharderLeaseName,
   shardLabels,
@@ -337,23 +338,31 @@ export class Sharder {
       const shards = this.leases.shards();
       for (const gone of this.departed) if (shards.get(gone) === 'ready') shards.set(gone, 'dead');
       const ready = [...shards].filter(([, s]) => s === 'ready').map(([id]) => id);
-      this.metrics?.members.set({ controller }, ready.length);
+      // The ring places members by their stable identity: a replica back under a new shard id takes the
+      // same keys.
+      const members = this.leases.members();
+      for (const [identity, shard] of members) if (this.departed.has(shard)) members.delete(identity);
+      this.metrics?.members.set({ controller }, members.size);
       const counts = new Map<string, number>(ready.map((s) => [s, 0]));
       const work: (() => Promise<void>)[] = [];
       /** The shard each object is on at the end of this round (its children follow it). */
       const target = new Map<string, string>();
-      if (ready.length > 0) {
-        const ring = this.ringOf(ready);
+      // A shard whose Lease expired but still names it is declared dead on its Lease before any of its
+      // objects moves; a renewal racing that write wins, and the shard keeps its objects.
+      const kept = await this.reapExpired(store.list(), shards, writer);
+      if (members.size > 0) {
+        const ring = this.ringOf([...members.keys()]);
         for (const obj of store.list()) {
           const labels = obj.metadata?.labels ?? {};
           const current = labels[this.labels.shard] ?? '';
           const draining = labels[this.labels.drain] !== undefined;
           if (current !== '') counts.set(current, (counts.get(current) ?? 0) + 1);
           const key = objectKey(obj);
-          const want = ring.owner(this.keyOf(obj)) as string;
+          const want = members.get(ring.owner(this.keyOf(obj)) as string) as string;
           // A live shard keeps its objects (and their children) until it let them go.
-          target.set(key, current !== '' && shards.get(current) === 'ready' ? current : want);
-          if (this.inFlight.has(key)) continue;
+          const stays = current !== '' && (shards.get(current) === 'ready' || kept.has(current));
+          target.set(key, stays ? current : want);
+          if (this.inFlight.has(key) || kept.has(current)) continue;
           if (current === want) {
             if (draining) work.push(() => this.write(obj, { [this.labels.drain]: null }, undefined));
             continue;
@@ -394,6 +403,59 @@ export class Sharder {
         this.timer = setTimeout(() => void this.rebalance(), Math.max(0, next) + 5);
       }
     }
+  }
+
+  /**
+   * Empties the Lease of each shard that still labels objects and is dead by expiry while its Lease still
+   * names it (a resourceVersion-guarded write, annotated {@link SHARD_REAPED_ANNOTATION}): from then on
+   * the shard id is spent — its replica, if it comes back, joins under a new one — and its objects may
+   * move. Returns the shards whose Lease changed meanwhile (a renewal won): their objects stay this round.
+   */
+  private async reapExpired(
+    objects: readonly KubernetesObject[],
+    shards: ReadonlyMap<string, ShardState>,
+    writer: ObjectClient,
+  ): Promise<Set<string>> {
+    const kept = new Set<string>();
+    const labelled = new Set(objects.map((obj) => obj.metadata?.labels?.[this.labels.shard] ?? ''));
+    for (const shard of labelled) {
+      if (shard === '' || shards.get(shard) !== 'dead' || this.departed.has(shard)) continue;
+      const lease = this.leases.leaseOf(shard);
+      if (lease?.spec?.holderIdentity !== shard) continue;
+      try {
+        const reaped = await writer.patch<ShardLease>(
+          {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            plural: 'leases',
+            namespace: this.o.leaseNamespace,
+            name: lease.metadata?.name ?? '',
+          },
+          {
+            metadata: {
+              resourceVersion: lease.metadata?.resourceVersion,
+              annotations: { [SHARD_REAPED_ANNOTATION]: this.o.identity },
+            },
+            spec: { holderIdentity: '' },
+          },
+          'merge',
+        );
+        this.leases.observe(reaped);
+        this.o.logger.info('declared a shard dead (its Lease expired)', {
+          controller: this.o.controller,
+          shard,
+        });
+      } catch (err) {
+        if (isNotFound(err)) continue;
+        kept.add(shard);
+        // A conflict: the Lease changed, and its watch event brings the next round.
+        if (!isConflict(err)) {
+          this.again = true;
+          this.o.logger.warn('could not declare a shard dead', { err, shard });
+        }
+      }
+    }
+    return kept;
   }
 
   /** Label writes that give each owned child its owner's shard (per `target`). */

@@ -1,12 +1,14 @@
 // Shard membership on the embedded API server: each replica holds a Lease of its own in the ring's Lease
 // set; a graceful stop releases it at once; a member frozen past its renew deadline is fenced (writes
-// refused), its term ends and it joins again under a new shard id; the ring's view (ShardLeases) sees a
-// member that stopped renewing as dead one lease duration after its last renewal.
+// refused), its term ends and it joins again under the same shard id (its Lease still names it), or under a
+// new one once its Lease was emptied (the sharder declared it dead); the ring's view (ShardLeases) sees a
+// member that stopped renewing as dead one lease duration after its last renewal, and places members by
+// their stable identity.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ObjectClient } from '../../lib/kube/object-client.js';
 import { isLeaseExpired } from '../../lib/leader/leader-elector.js';
 import { silentLogger } from '../../lib/observability/logger-silent.js';
-import { SHARD_ID_LABEL, SHARD_RING_LABEL } from '../../lib/sharding/shard-labels.js';
+import { SHARD_ID_LABEL, SHARD_IDENTITY_LABEL, SHARD_RING_LABEL } from '../../lib/sharding/shard-labels.js';
 import { ShardLeases, type ShardLease } from '../../lib/sharding/shard-leases.js';
 import { ShardMember, type ShardTerm } from '../../lib/sharding/shard-member.js';
 import { eventually, startEmbeddedCluster, type EmbeddedCluster } from '../kube/embedded-server.js';
@@ -76,7 +78,7 @@ describe('shard membership', () => {
     await runs[1];
   });
 
-  it('a member frozen past its renew deadline writes nothing more and joins again under a new shard id', async () => {
+  it('a member frozen past its renew deadline writes nothing more and joins again under the same shard id; a spent id is replaced', async () => {
     cluster = await startEmbeddedCluster();
     const client = new ObjectClient({ kubeConfig: cluster.client.kubeConfig });
     const stop = new AbortController();
@@ -86,6 +88,7 @@ describe('shard membership', () => {
       client: client.unfenced(),
       controller: 'websites',
       namespace: 'default',
+      identity: 'pod-7',
       leaseDurationMs: 1500,
       renewDeadlineMs: 600,
       retryPeriodMs: 100,
@@ -116,7 +119,33 @@ describe('shard membership', () => {
     expect(first.signal.aborted).toBe(true);
     await eventually(() => terms.length === 2, 5000, 'joined again');
     expect(left).toEqual([first.shard]);
-    expect((terms[1] as ShardTerm).shard).not.toBe(first.shard);
+    // Nobody declared the shard dead: it keeps its id (and so its objects).
+    expect((terms[1] as ShardTerm).shard).toBe(first.shard);
+    expect((terms[1] as ShardTerm).signal.aborted).toBe(false);
+
+    // The sharder declares it dead (empties its Lease): the id is spent; it joins under a new one, with
+    // the same ring identity.
+    for (let attempt = 0; ; attempt++) {
+      const [lease] = await ringLeases(cluster.client);
+      try {
+        await cluster.client.replace({
+          ...lease,
+          spec: { ...lease?.spec, holderIdentity: '' },
+        });
+        break;
+      } catch (err) {
+        if (attempt > 20) throw err; // renewed meanwhile: read it again
+      }
+    }
+    await eventually(() => terms.length === 3, 5000, 'joined under a new id');
+    const third = terms[2] as ShardTerm;
+    expect(third.shard).not.toBe(first.shard);
+    expect(third.shard).toMatch(/^pod-7-[0-9a-f]{8}$/);
+    const mine = (await ringLeases(cluster.client)).find(
+      (l) => l.metadata?.labels?.[SHARD_ID_LABEL] === third.shard,
+    );
+    expect(mine?.metadata?.labels?.[SHARD_IDENTITY_LABEL]).toBe('pod-7');
+    expect(mine?.spec?.holderIdentity).toBe(third.shard);
     const names = (
       await cluster.client.list({
         apiVersion: 'v1',
@@ -152,5 +181,32 @@ describe('shard membership', () => {
     expect(view.state('unknown')).toBeUndefined();
     now += 62_000;
     expect(view.deadSince(60_000).map((l) => l.metadata?.name)).toEqual(['w-shard-a']);
+  });
+
+  it('the ring view places members by identity; the oldest Lease of an identity keeps its place', () => {
+    const view = new ShardLeases(() => 1_000);
+    const lease = (shard: string, identity: string | undefined, created: string): ShardLease => ({
+      metadata: {
+        name: `w-shard-${shard}`,
+        creationTimestamp: created as never,
+        labels: {
+          [SHARD_ID_LABEL]: shard,
+          ...(identity === undefined ? {} : { [SHARD_IDENTITY_LABEL]: identity }),
+        },
+      },
+      spec: { holderIdentity: shard, leaseDurationSeconds: 10, renewTime: 't' },
+    });
+    view.observe(lease('a-2', 'a', '2026-01-01T00:00:05Z'));
+    view.observe(lease('a-1', 'a', '2026-01-01T00:00:01Z'));
+    view.observe(lease('b-1', 'b', '2026-01-01T00:00:03Z'));
+    view.observe(lease('old', undefined, '2026-01-01T00:00:00Z'));
+    expect([...view.members()].sort()).toEqual([
+      ['a', 'a-1'],
+      ['b', 'b-1'],
+      ['old', 'old'],
+    ]);
+    // a-1 released: a-2 takes the identity's place.
+    view.observe({ ...lease('a-1', 'a', '2026-01-01T00:00:01Z'), spec: { holderIdentity: '' } });
+    expect(view.members().get('a')).toBe('a-2');
   });
 });

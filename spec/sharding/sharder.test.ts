@@ -10,7 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ObjectClient } from '../../lib/kube/object-client.js';
 import { silentLogger } from '../../lib/observability/logger-silent.js';
 import { HashRing } from '../../lib/sharding/hash-ring.js';
-import { shardLabels } from '../../lib/sharding/shard-labels.js';
+import {
+  SHARD_ID_LABEL,
+  SHARD_IDENTITY_LABEL,
+  SHARD_REAPED_ANNOTATION,
+  SHARD_RING_LABEL,
+  shardLabels,
+} from '../../lib/sharding/shard-labels.js';
 import { ShardMember, type ShardTerm } from '../../lib/sharding/shard-member.js';
 import { Sharder } from '../../lib/sharding/sharder.js';
 import { eventually, startEmbeddedCluster, type EmbeddedCluster } from '../kube/embedded-server.js';
@@ -125,15 +131,20 @@ describe('Sharder', () => {
       await sharderRun;
     });
     await eventually(() => a.shard() !== undefined && b.shard() !== undefined, 5000, 'members joined');
-    const ring2 = new HashRing([a.shard() as string, b.shard() as string]);
+    // The ring places members by identity (a, b, c); an object's label names the member's shard id.
+    const ringOf = (members: Record<string, () => string | undefined>) => {
+      const ring = new HashRing(Object.keys(members));
+      return (key: string) => members[ring.owner(key) as string]?.();
+    };
+    const ring2 = ringOf({ a: a.shard, b: b.shard });
     let current: KubernetesObject[] = [];
-    const settled = async (ring: HashRing, what: string) => {
+    const settled = async (owner: (key: string) => string | undefined, what: string) => {
       const deadline = Date.now() + 10_000;
       for (;;) {
         current = await objects(client);
         const ok = current.every(
           (o) =>
-            shardOf(o) === ring.owner(o.metadata?.name === undefined ? '' : `default/${o.metadata.name}`) &&
+            shardOf(o) === owner(o.metadata?.name === undefined ? '' : `default/${o.metadata.name}`) &&
             o.metadata?.labels?.[labels.drain] === undefined,
         );
         if (ok) return;
@@ -158,7 +169,7 @@ describe('Sharder', () => {
     const c = startMember(client, 'c', drained);
     cleanups.push(() => c.stop());
     await eventually(() => c.shard() !== undefined, 5000, 'third member joined');
-    const ring3 = new HashRing([a.shard() as string, b.shard() as string, c.shard() as string]);
+    const ring3 = ringOf({ a: a.shard, b: b.shard, c: c.shard });
     await settled(ring3, 'three members');
     const moved = current.filter((o) => before.get(o.metadata?.name ?? '') !== shardOf(o));
     expect(moved.length).toBeGreaterThan(0);
@@ -174,7 +185,7 @@ describe('Sharder', () => {
     const bOwned = current.filter((o) => shardOf(o) === bShard).length;
     const stoppedAt = Date.now();
     await b.stop();
-    const ring2b = new HashRing([a.shard() as string, c.shard() as string]);
+    const ring2b = ringOf({ a: a.shard, c: c.shard });
     await settled(ring2b, 'after b left');
     expect(Date.now() - stoppedAt).toBeLessThan(2_000);
     expect(drained.size).toBe(moved.length);
@@ -194,5 +205,39 @@ describe('Sharder', () => {
     expect(by('assign')).toBe(N + moved.length);
     expect(by('drain')).toBe(moved.length);
     expect(by('move')).toBe(bOwned + 1);
+
+    // A replica killed (no release): its Lease expires. The sharder empties the Lease, marking the shard
+    // id spent, before it moves the shard's objects.
+    const leaseRef = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      plural: 'leases',
+      namespace: 'default',
+    };
+    await client.create({
+      ...leaseRef,
+      metadata: {
+        name: 'sites-shard-d-0000beef',
+        namespace: 'default',
+        labels: {
+          [SHARD_RING_LABEL]: 'sites',
+          [SHARD_ID_LABEL]: 'd-0000beef',
+          [SHARD_IDENTITY_LABEL]: 'd',
+        },
+      },
+      spec: { holderIdentity: 'd-0000beef', leaseDurationSeconds: 1, renewTime: new Date().toISOString() },
+    } as KubernetesObject);
+    await client.patch(
+      { ...cmRef, name: 'site-5' },
+      { metadata: { labels: { [labels.shard]: 'd-0000beef' } } },
+      'merge',
+    );
+    await settled(ring2b, 'after d expired');
+    const dLease = await client.get<KubernetesObject & { spec?: { holderIdentity?: string } }>({
+      ...leaseRef,
+      name: 'sites-shard-d-0000beef',
+    });
+    expect(dLease.spec?.holderIdentity).toBe('');
+    expect(dLease.metadata?.annotations?.[SHARD_REAPED_ANNOTATION]).toBe('sharder-1');
   });
 });
