@@ -813,7 +813,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
         // A child's change the controller made itself (its create or update) queues behind others' changes.
         this.pool.add(key, initial || own ? LOW_PRIORITY : DEFAULT_PRIORITY);
       },
-      ownWrite: (source, obj) => this.reads?.ownWrite(source, obj) ?? false,
+      ownWrite: (source, obj, notOurs) => this.reads?.ownWrite(source, obj, notOurs) ?? false,
       sourceError: (source, err) => {
         this.controllerMetrics.observeSourceError(source);
         this.logger.error(`watch source ${source}: event dropped`, { err });

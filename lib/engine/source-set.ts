@@ -40,8 +40,14 @@ export interface SourceHandlers<Obj> {
   /**
    * Whether `obj`, added or updated in a watch of `source`, is the answer to a write of the controller's
    * own client (asked once per event; absent: never). The `own` of {@link changed} and {@link touched}.
+   * An event that came while a write of the object was unanswered may be taken as own provisionally:
+   * `notOurs` is called if the answers show it was not (the event is then delivered again, not own).
    */
-  ownWrite?(source: { apiVersion: string; kind: string }, obj: KubernetesObject): boolean;
+  ownWrite?(
+    source: { apiVersion: string; kind: string },
+    obj: KubernetesObject,
+    notOurs: () => void,
+  ): boolean;
   /** A predicate or mapper failed or returned garbage: logged and counted, the event dropped. */
   sourceError(source: string, error: unknown): void;
 }
@@ -161,19 +167,29 @@ export class SourceSet<Obj extends KubernetesObject> {
     // Owned and mapped kinds are not checked here: their informers may list through another server (the
     // informer cache's); one that never syncs fails start() at the sync timeout, named.
     const passes = filter(spec.predicates, 'primary', handlers);
-    const own = (source: { apiVersion: string; kind: string }, obj: KubernetesObject): boolean =>
-      handlers.ownWrite?.(source, obj) ?? false;
+    const own = (
+      source: { apiVersion: string; kind: string },
+      obj: KubernetesObject,
+      notOurs: () => void,
+    ): boolean => handlers.ownWrite?.(source, obj, notOurs) ?? false;
     const watchPrimary = (plural: string): void => {
       const primary = this.add<Obj>({ ...resource, plural });
       this.primaryInformer = primary;
+      const changed = (obj: Obj, old: Obj | undefined): void => {
+        const key = objectKey(obj);
+        const initial = !primary.synced;
+        const mine = own(resource, obj, () => {
+          handlers.changed(key, obj, old, initial, false);
+        });
+        handlers.changed(key, obj, old, initial, mine);
+      };
       this.subscribe(primary, {
         add: (obj) => {
-          if (passes({ type: 'add', object: obj }))
-            handlers.changed(objectKey(obj), obj, undefined, !primary.synced, own(resource, obj));
+          if (passes({ type: 'add', object: obj })) changed(obj, undefined);
         },
         update: (old, obj) => {
           if (spec.bypass?.(old, obj) === true || passes({ type: 'update', old, object: obj }))
-            handlers.changed(objectKey(obj), obj, old, !primary.synced, own(resource, obj));
+            changed(obj, old);
         },
         delete: (obj) => {
           if (passes({ type: 'delete', object: obj })) handlers.deleted(objectKey(obj), obj);
@@ -195,17 +211,33 @@ export class SourceSet<Obj extends KubernetesObject> {
         if (resource.namespaces !== undefined) ref.namespaces = resource.namespaces;
       }
       const informer = this.add(ref);
-      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete', mine: boolean): void => {
+      const touch = (
+        obj: KubernetesObject,
+        event: 'add' | 'update' | 'delete',
+        mine: boolean,
+        initial = !informer.synced,
+      ): void => {
         for (const key of ownerKeys(obj, resource, resolved.namespaced)) {
-          handlers.touched(key, 'owned', event, owned.kind, obj, !informer.synced, mine);
+          handlers.touched(key, 'owned', event, owned.kind, obj, initial, mine);
         }
       };
       this.subscribe(informer, {
         add: (obj) => {
-          touch(obj, 'add', own(owned, obj));
+          const initial = !informer.synced;
+          touch(
+            obj,
+            'add',
+            own(owned, obj, () => {
+              touch(obj, 'add', false, initial);
+            }),
+          );
         },
         update: (old, obj) => {
-          const mine = own(owned, obj);
+          const initial = !informer.synced;
+          const mine = own(owned, obj, () => {
+            touch(old, 'update', false, initial);
+            touch(obj, 'update', false, initial);
+          });
           touch(old, 'update', mine);
           touch(obj, 'update', mine);
         },
@@ -226,7 +258,12 @@ export class SourceSet<Obj extends KubernetesObject> {
       if (source.namespaces !== undefined) ref.namespaces = source.namespaces;
       if (source.metadataOnly === true) ref.metadataOnly = true;
       const informer = this.add(ref);
-      const touch = (obj: KubernetesObject, event: 'add' | 'update' | 'delete', mine: boolean): void => {
+      const touch = (
+        obj: KubernetesObject,
+        event: 'add' | 'update' | 'delete',
+        mine: boolean,
+        initial = !informer.synced,
+      ): void => {
         let keys: string[] | string;
         try {
           keys = mappedKeys(source.map(obj, mapContext));
@@ -235,17 +272,27 @@ export class SourceSet<Obj extends KubernetesObject> {
           return;
         }
         if (typeof keys === 'string') handlers.sourceError(name, new TypeError(keys));
-        else
-          for (const key of keys)
-            handlers.touched(key, 'mapped', event, source.kind, obj, !informer.synced, mine);
+        else for (const key of keys) handlers.touched(key, 'mapped', event, source.kind, obj, initial, mine);
       };
       this.subscribe(informer, {
         add: (obj) => {
-          if (sourcePasses({ type: 'add', object: obj })) touch(obj, 'add', own(source, obj));
+          if (!sourcePasses({ type: 'add', object: obj })) return;
+          const initial = !informer.synced;
+          touch(
+            obj,
+            'add',
+            own(source, obj, () => {
+              touch(obj, 'add', false, initial);
+            }),
+          );
         },
         update: (old, obj) => {
           if (!sourcePasses({ type: 'update', old, object: obj })) return;
-          const mine = own(source, obj);
+          const initial = !informer.synced;
+          const mine = own(source, obj, () => {
+            touch(old, 'update', false, initial);
+            touch(obj, 'update', false, initial);
+          });
           touch(old, 'update', mine);
           touch(obj, 'update', mine);
         },

@@ -17,6 +17,11 @@ export interface CacheReader {
   get(ref: ObjectRef, signal: AbortSignal | undefined): Promise<KubernetesObject | undefined>;
   /** The matching objects from the cache (copies), or undefined when the cache does not serve this list. */
   list(ref: ResourceRef, opts: ListOptions): Promise<ObjectList<KubernetesObject> | undefined>;
+  /**
+   * This client is sending a create, update or patch of the object `ref` names; the returned function is
+   * called once the write is over (after {@link wrote} when answered, or when it failed). Optional.
+   */
+  writing?(ref: ObjectRef): () => void;
   /** The server's answer to a create, update or patch this client made: later reads see it. */
   wrote(obj: KubernetesObject): void;
   /** An object this client deleted (and the server removed): later reads see it gone. */

@@ -348,11 +348,21 @@ export class ObjectClient {
     return view;
   }
 
-  /** Tells the cache reader (if any) about a write's answer; returns it. */
-  private wrote(answer: unknown): unknown {
+  /**
+   * Sends a create, update or patch of the object `ref` names and tells the cache reader (if any) that it
+   * is in flight and, when it is answered, the answer (read-your-own-writes); returns the answer.
+   */
+  private async write(ref: ObjectRef, send: () => Promise<unknown>): Promise<unknown> {
     const reader = this.reader;
-    if (reader !== undefined && isObject(answer)) reader.wrote(answer);
-    return answer;
+    if (reader === undefined) return send();
+    const settle = reader.writing?.(ref);
+    try {
+      const answer = await send();
+      if (isObject(answer)) reader.wrote(answer);
+      return answer;
+    } finally {
+      settle?.();
+    }
   }
 
   /** The fence's check, then the signal a write runs under (the fence's signal added). */
@@ -434,16 +444,17 @@ export class ObjectClient {
   }
 
   async create<T extends KubernetesObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
-    const path = await this.path(refOf(obj));
-    return this.wrote(
-      await this.transport.request({
+    const ref = refOf(obj);
+    const path = await this.path(ref);
+    return (await this.write(ref, () =>
+      this.transport.request({
         method: 'POST',
         path,
         query: { fieldManager: opts.fieldManager ?? this.fieldManager },
         body: obj,
         signal: this.writeSignal(opts.signal),
       }),
-    ) as T;
+    )) as T;
   }
 
   async replace<T extends KubernetesObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
@@ -461,15 +472,15 @@ export class ObjectClient {
   ): Promise<T> {
     const ref = refOf(obj);
     const path = await this.path(ref, ref.name, sub);
-    return this.wrote(
-      await this.transport.request({
+    return (await this.write(ref, () =>
+      this.transport.request({
         method: 'PUT',
         path,
         query: { fieldManager: opts.fieldManager ?? this.fieldManager },
         body: obj,
         signal: this.writeSignal(opts.signal),
       }),
-    ) as T;
+    )) as T;
   }
 
   async patch<T extends KubernetesObject = KubernetesObject>(
@@ -479,8 +490,8 @@ export class ObjectClient {
     opts: PatchOptions = {},
   ): Promise<T> {
     const path = await this.path(ref, ref.name, opts.subresource);
-    return this.wrote(
-      await this.transport.request({
+    return (await this.write(ref, () =>
+      this.transport.request({
         method: 'PATCH',
         path,
         query: {
@@ -491,7 +502,7 @@ export class ObjectClient {
         contentType: PATCH_CONTENT_TYPES[type],
         signal: this.writeSignal(opts.signal),
       }),
-    ) as T;
+    )) as T;
   }
 
   /**

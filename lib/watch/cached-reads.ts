@@ -161,22 +161,33 @@ export class CachedReads implements CacheReader {
     this.own.wrote(kindId(apiVersion, kind), objectKey(obj), obj);
   }
 
+  writing(ref: ObjectRef): () => void {
+    if (this.stopped) return () => undefined;
+    const kind = kindId(ref.apiVersion, ref.kind);
+    const key = refKey(ref);
+    this.own.writing(kind, key);
+    return () => {
+      this.own.settled(kind, key);
+    };
+  }
+
   /**
    * Whether `obj`, as a watch of kind `ref` delivered it, is the answer to one of this client's writes (its
    * resourceVersion is one the server gave a create, update or patch of ours). True once per version.
+   * While a write of the object is unanswered, an unknown version counts as ours until the answers show
+   * it was not; then `notOurs` is called (see {@link OwnWrites.ownVersion}).
    */
-  ownWrite(ref: { apiVersion: string; kind: string }, obj: KubernetesObject): boolean {
+  ownWrite(ref: { apiVersion: string; kind: string }, obj: KubernetesObject, notOurs?: () => void): boolean {
     const rv = obj.metadata?.resourceVersion;
     if (rv === undefined || this.stopped) return false;
-    return this.own.ownVersion(kindId(ref.apiVersion, ref.kind), objectKey(obj), rv);
+    return this.own.ownVersion(kindId(ref.apiVersion, ref.kind), objectKey(obj), rv, notOurs);
   }
 
   removed(ref: ObjectRef): void {
     if (this.stopped) return;
     const informer = this.cachedInformer(ref.apiVersion, ref.kind, ref.namespace);
     if (informer === undefined) return;
-    const key =
-      ref.namespace === undefined || ref.namespace === '' ? ref.name : `${ref.namespace}/${ref.name}`;
+    const key = refKey(ref);
     // A cluster-scoped kind named with a namespace is stored under its name alone.
     const cached = informer.store.get(key) ?? informer.store.get(ref.name);
     this.own.removed(
@@ -418,4 +429,9 @@ function fieldSelectorTest(text: string | undefined): ((obj: KubernetesObject) =
     tests.push(op === '!=' ? (obj) => get(obj) !== value : (obj) => get(obj) === value);
   }
   return (obj) => tests.every((t) => t(obj));
+}
+
+/** The store key of the object `ref` names (namespace/name, or the name of an object without one). */
+function refKey(ref: ObjectRef): string {
+  return ref.namespace === undefined || ref.namespace === '' ? ref.name : `${ref.namespace}/${ref.name}`;
 }

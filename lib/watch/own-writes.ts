@@ -47,6 +47,14 @@ export class OwnWrites {
    * own listener may clear before the controller sees the same event.
    */
   private readonly versions = new Map<string, { rvs: string[]; at: number }>();
+  /**
+   * Objects with a write of ours sent and not answered yet: how many, and the watch events that arrived
+   * meanwhile with a version not known to be ours (the watch may deliver a write before its answer).
+   */
+  private readonly inFlight = new Map<
+    string,
+    { writes: number; early: { rv: string; notOurs: () => void }[] }
+  >();
 
   constructor(
     private readonly ttlMs = DEFAULT_OWN_WRITE_TTL_MS,
@@ -58,27 +66,66 @@ export class OwnWrites {
     return this.entries.size;
   }
 
+  /**
+   * A write of ours to object `key` of cache `kind` is sent: until {@link settled}, a watch event of the
+   * object with an unknown version may be that write's (see {@link ownVersion}).
+   */
+  writing(kind: string, key: string): void {
+    const k = id(kind, key);
+    const flight = this.inFlight.get(k);
+    if (flight === undefined) this.inFlight.set(k, { writes: 1, early: [] });
+    else flight.writes += 1;
+  }
+
+  /**
+   * The write {@link writing} announced is over (answered — after {@link wrote} — or failed). Once no
+   * write of the object is in flight, each watch event that came meanwhile and was not the answer to one
+   * of them is reported as not ours (its `notOurs`).
+   */
+  settled(kind: string, key: string): void {
+    const k = id(kind, key);
+    const flight = this.inFlight.get(k);
+    if (flight === undefined) return;
+    flight.writes -= 1;
+    if (flight.writes > 0) return;
+    this.inFlight.delete(k);
+    for (const event of flight.early) event.notOurs();
+  }
+
   /** Our write's answer for object `key` of cache `kind`. */
   wrote(kind: string, key: string, obj: KubernetesObject): void {
     this.sweep();
     const rv = obj.metadata?.resourceVersion ?? '';
     const at = this.now();
-    this.put(id(kind, key), { obj, rv, at });
-    if (rv !== '') this.putVersion(id(kind, key), rv, at);
+    const k = id(kind, key);
+    this.put(k, { obj, rv, at });
+    const early = this.inFlight.get(k)?.early;
+    const i = rv === '' || early === undefined ? -1 : early.findIndex((event) => event.rv === rv);
+    // Its watch event came first and was taken as ours already.
+    if (i >= 0) early?.splice(i, 1);
+    else if (rv !== '') this.putVersion(k, rv, at);
   }
 
   /**
    * Whether resourceVersion `rv` of object `key`, as a watch delivers it, is the answer to one of our writes
    * (a controller's own write, which a work queue can put behind changes made by others). Each version
    * answers true once; versions older than it are forgotten with it (a watch delivers them in order).
+   *
+   * A version not known while a write of ours to the object is unanswered may be that write's (the watch
+   * can deliver it before the answer arrives): with `notOurs` given, it answers true, and calls `notOurs`
+   * once the object's writes are answered if none of them was this version.
    */
-  ownVersion(kind: string, key: string, rv: string): boolean {
-    if (this.versions.size === 0 || rv === '') return false;
+  ownVersion(kind: string, key: string, rv: string, notOurs?: () => void): boolean {
+    if (rv === '' || (this.versions.size === 0 && this.inFlight.size === 0)) return false;
     const k = id(kind, key);
     const entry = this.versions.get(k);
-    if (entry === undefined) return false;
-    const i = entry.rvs.indexOf(rv);
-    if (i < 0) return false;
+    const i = entry === undefined ? -1 : entry.rvs.indexOf(rv);
+    if (entry === undefined || i < 0) {
+      const flight = notOurs === undefined ? undefined : this.inFlight.get(k);
+      if (flight === undefined || notOurs === undefined) return false;
+      flight.early.push({ rv, notOurs });
+      return true;
+    }
     entry.rvs.splice(0, i + 1);
     if (entry.rvs.length === 0) this.versions.delete(k);
     return this.now() - entry.at <= this.ttlMs;
@@ -154,6 +201,7 @@ export class OwnWrites {
   clear(): void {
     this.entries.clear();
     this.versions.clear();
+    this.inFlight.clear();
   }
 
   /** Notes our write's version of `k`, keeping the last {@link VERSIONS_PER_OBJECT}, newest last. */

@@ -158,6 +158,30 @@ describe('OwnWrites', () => {
     expect(own.ownVersion('cm', 'd/x', '20')).toBe(false);
   });
 
+  it('takes an event that comes before our write is answered as ours until the answer shows it was not', () => {
+    const own = new OwnWrites();
+    const late: string[] = [];
+    own.writing('cm', 'd/x');
+    own.writing('cm', 'd/x');
+    // Both events come before either answer: taken as ours for now.
+    expect(own.ownVersion('cm', 'd/x', '10', () => late.push('10'))).toBe(true);
+    expect(own.ownVersion('cm', 'd/x', '11', () => late.push('11'))).toBe(true);
+    // No callback (nothing to correct later), another object: not ours.
+    expect(own.ownVersion('cm', 'd/x', '12')).toBe(false);
+    expect(own.ownVersion('cm', 'd/y', '10', () => late.push('y'))).toBe(false);
+    own.wrote('cm', 'd/x', obj('10'));
+    own.settled('cm', 'd/x');
+    // One write still unanswered: '11' may be its.
+    expect(late).toEqual([]);
+    // The second write failed: '11' was another client's.
+    own.settled('cm', 'd/x');
+    expect(late).toEqual(['11']);
+    // '10' was answered after its event: not remembered to be asked about again.
+    expect(own.ownVersion('cm', 'd/x', '10', () => late.push('again'))).toBe(false);
+    own.settled('cm', 'd/x');
+    expect(late).toEqual(['11']);
+  });
+
   it('forgets a write once the watch delivers it, and a delete once the deletion arrives', () => {
     const own = new OwnWrites();
     own.wrote('cm', 'd/x', obj('10'));

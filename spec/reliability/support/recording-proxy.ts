@@ -64,13 +64,20 @@ export function apiCallOf(method: string, url: string): ApiCall | undefined {
   };
 }
 
-/** A plain HTTP proxy in front of an API server that records every request (including watches). */
+/**
+ * A plain HTTP proxy in front of an API server that records every request (including watches). With
+ * `answerDelayMs`, the answer to each request it returns a delay for is held that long (the server has
+ * already acted on it: its watch events go out first).
+ */
 export class RecordingProxy {
   readonly calls: ApiCall[] = [];
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
 
-  constructor(private readonly target: string) {}
+  constructor(
+    private readonly target: string,
+    private readonly answerDelayMs?: (call: ApiCall) => number,
+  ) {}
 
   /** Starts listening on 127.0.0.1 (any port); resolves to the proxy's URL. */
   async start(): Promise<string> {
@@ -87,8 +94,13 @@ export class RecordingProxy {
           headers: req.headers,
         },
         (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
+          const forward = (): void => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          };
+          const delayMs = call === undefined ? 0 : (this.answerDelayMs?.(call) ?? 0);
+          if (delayMs > 0) setTimeout(forward, delayMs);
+          else forward();
         },
       );
       upstream.on('error', () => {
