@@ -196,83 +196,22 @@ export class SourceSet<Obj extends KubernetesObject> {
         },
       });
     };
-    // With its plural given, the reconciled kind's list and watch start while discovery checks that it is
-    // served (one round trip less before the first pass); a kind that is not served still fails start().
-    const resolving = served(resource);
-    resolving.catch(() => undefined); // awaited below; not unhandled if adding the informer throws first
-    if (resource.plural !== undefined) watchPrimary(resource.plural);
-    const resolved = await resolving;
-    if (resource.plural === undefined) watchPrimary(resolved.plural);
-    for (const owned of spec.owns) {
-      const ref: InformerSource = { ...owned };
-      if (owned.metadataOnly !== true) delete ref.metadataOnly;
-      if (ref.namespace === undefined && ref.namespaces === undefined) {
-        if (resource.namespace !== undefined) ref.namespace = resource.namespace;
-        if (resource.namespaces !== undefined) ref.namespaces = resource.namespaces;
-      }
-      const informer = this.add(ref);
+    // An owned or mapped kind's feed: each event touches the primaries `keysOf` names; an event taken as the
+    // controller's own write that its answers show was not is touched again, as another client's change.
+    const childFeed = (
+      informer: Informer,
+      source: { apiVersion: string; kind: string },
+      keysOf: (obj: KubernetesObject) => Iterable<string>,
+      via: 'owned' | 'mapped',
+      sourcePasses: (event: SourceEvent) => boolean,
+    ): void => {
       const touch = (
         obj: KubernetesObject,
         event: 'add' | 'update' | 'delete',
         mine: boolean,
         initial = !informer.synced,
       ): void => {
-        for (const key of ownerKeys(obj, resource, resolved.namespaced)) {
-          handlers.touched(key, 'owned', event, owned.kind, obj, initial, mine);
-        }
-      };
-      this.subscribe(informer, {
-        add: (obj) => {
-          const initial = !informer.synced;
-          touch(
-            obj,
-            'add',
-            own(owned, obj, () => {
-              touch(obj, 'add', false, initial);
-            }),
-          );
-        },
-        update: (old, obj) => {
-          const initial = !informer.synced;
-          const mine = own(owned, obj, () => {
-            touch(old, 'update', false, initial);
-            touch(obj, 'update', false, initial);
-          });
-          touch(old, 'update', mine);
-          touch(obj, 'update', mine);
-        },
-        delete: (obj) => {
-          touch(obj, 'delete', false);
-        },
-      });
-    }
-    const mapContext: MapContext = { cache: (kind, apiVersion) => this.cache(kind, apiVersion) };
-    for (const source of spec.watches) {
-      const name = `${source.kind} (${source.apiVersion})`;
-      const sourcePasses = filter(source.predicates ?? [], name, handlers);
-      const ref: InformerSource = { apiVersion: source.apiVersion, kind: source.kind };
-      for (const field of ['plural', 'namespace', 'labelSelector', 'fieldSelector'] as const) {
-        const value = source[field];
-        if (value !== undefined) ref[field] = value;
-      }
-      if (source.namespaces !== undefined) ref.namespaces = source.namespaces;
-      if (source.metadataOnly === true) ref.metadataOnly = true;
-      const informer = this.add(ref);
-      const touch = (
-        obj: KubernetesObject,
-        event: 'add' | 'update' | 'delete',
-        mine: boolean,
-        initial = !informer.synced,
-      ): void => {
-        let keys: string[] | string;
-        try {
-          keys = mappedKeys(source.map(obj, mapContext));
-        } catch (err) {
-          handlers.sourceError(name, err);
-          return;
-        }
-        if (typeof keys === 'string') handlers.sourceError(name, new TypeError(keys));
-        else for (const key of keys) handlers.touched(key, 'mapped', event, source.kind, obj, initial, mine);
+        for (const key of keysOf(obj)) handlers.touched(key, via, event, source.kind, obj, initial, mine);
       };
       this.subscribe(informer, {
         add: (obj) => {
@@ -300,6 +239,60 @@ export class SourceSet<Obj extends KubernetesObject> {
           if (sourcePasses({ type: 'delete', object: obj })) touch(obj, 'delete', false);
         },
       });
+    };
+    // With its plural given, the reconciled kind's list and watch start while discovery checks that it is
+    // served (one round trip less before the first pass); a kind that is not served still fails start().
+    const resolving = served(resource);
+    resolving.catch(() => undefined); // awaited below; not unhandled if adding the informer throws first
+    if (resource.plural !== undefined) watchPrimary(resource.plural);
+    const resolved = await resolving;
+    if (resource.plural === undefined) watchPrimary(resolved.plural);
+    for (const owned of spec.owns) {
+      const ref: InformerSource = { ...owned };
+      if (owned.metadataOnly !== true) delete ref.metadataOnly;
+      if (ref.namespace === undefined && ref.namespaces === undefined) {
+        if (resource.namespace !== undefined) ref.namespace = resource.namespace;
+        if (resource.namespaces !== undefined) ref.namespaces = resource.namespaces;
+      }
+      const informer = this.add(ref);
+      childFeed(
+        informer,
+        owned,
+        (obj) => ownerKeys(obj, resource, resolved.namespaced),
+        'owned',
+        () => true,
+      );
+    }
+    const mapContext: MapContext = { cache: (kind, apiVersion) => this.cache(kind, apiVersion) };
+    for (const source of spec.watches) {
+      const name = `${source.kind} (${source.apiVersion})`;
+      const sourcePasses = filter(source.predicates ?? [], name, handlers);
+      const ref: InformerSource = { apiVersion: source.apiVersion, kind: source.kind };
+      for (const field of ['plural', 'namespace', 'labelSelector', 'fieldSelector'] as const) {
+        const value = source[field];
+        if (value !== undefined) ref[field] = value;
+      }
+      if (source.namespaces !== undefined) ref.namespaces = source.namespaces;
+      if (source.metadataOnly === true) ref.metadataOnly = true;
+      const informer = this.add(ref);
+      childFeed(
+        informer,
+        source,
+        (obj) => {
+          let keys: string[] | string;
+          try {
+            keys = mappedKeys(source.map(obj, mapContext));
+          } catch (err) {
+            handlers.sourceError(name, err);
+            return [];
+          }
+          if (typeof keys !== 'string') return keys;
+          handlers.sourceError(name, new TypeError(keys));
+          return [];
+        },
+        'mapped',
+        sourcePasses,
+      );
     }
     const timeout = syncTimeoutMs > 0 ? Math.min(syncTimeoutMs, MAX_TIMER_MS) : MAX_TIMER_MS;
     await Promise.all(this.acquired.map((informer) => informer.waitForSync(deadline, timeout)));
