@@ -3,15 +3,18 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type * as http from 'node:http';
 import type * as https from 'node:https';
 import type * as tls from 'node:tls';
+import { lazyModule } from '../util/lazy-module.js';
 import { nodeHttp, nodeHttps, nodeTls } from '../util/node-http.js';
 import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
 import { ApiError, connectionError } from './api-error.js';
 import { parseWarningHeaders, type WarningHandler } from './api-warnings.js';
 import { KubeCredentials, type Credential } from './kube-credentials.js';
 import { asClientNode, type LoadedKubeConfig } from './loaded-kube-config.js';
+
+/** hpagent (CommonJS), required when a proxy is configured: see `exponentialBackoff` in util/backoff. */
+const hpagent = lazyModule('hpagent') as () => typeof import('hpagent');
 
 /** The contents of a kubeconfig `file` field, else its base64 `-data` field decoded, else null. */
 function bufferFromFileOrString(file?: string | null, data?: string | null): Buffer | null {
@@ -229,12 +232,12 @@ export class KubeTransport {
     if (!this.isHttps) {
       return this.proxyUrl === undefined
         ? new nodeHttp.Agent(common)
-        : new HttpProxyAgent({ ...common, proxy: this.proxyUrl });
+        : new (hpagent().HttpProxyAgent)({ ...common, proxy: this.proxyUrl });
     }
     const secure = agentTls(tls, this.contextFor(tls));
     return this.proxyUrl === undefined
       ? new nodeHttps.Agent({ ...common, ...secure })
-      : new HttpsProxyAgent({ ...common, ...secure, proxy: this.proxyUrl });
+      : new (hpagent().HttpsProxyAgent)({ ...common, ...secure, proxy: this.proxyUrl });
   }
 
   /** One `SecureContext` per client certificate (the shared and the watch agents use the same one). */

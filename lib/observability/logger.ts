@@ -1,9 +1,14 @@
 import { EOL } from 'node:os';
 import { Writable } from 'node:stream';
-import { stringify as stableStringify } from 'safe-stable-stringify';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { lazyModule } from '../util/lazy-module.js';
 import { consoleLine, LOG_FORMAT_ENV, LOG_FORMATS, type LogFormat } from './logger-console-format.js';
 import { serialiseError } from './logger-serialise-errors.js';
+
+/** safe-stable-stringify (CommonJS), required on the first line logged: see `exponentialBackoff` in util/backoff. */
+const safeStableStringify = lazyModule(
+  'safe-stable-stringify',
+) as () => typeof import('safe-stable-stringify');
 
 /**
  * The log levels reconcilekit writes, most verbose first.
@@ -112,7 +117,7 @@ function entry(
   const info: Record<string, unknown> = { ...defaultMeta, ...meta, level, message };
   const extra = meta?.message;
   if (extra !== undefined && extra !== '' && extra !== null)
-    info.message = `${message} ${typeof extra === 'string' ? extra : stableStringify(extra, bigintAsString)}`;
+    info.message = `${message} ${typeof extra === 'string' ? extra : safeStableStringify().stringify(extra, bigintAsString)}`;
   for (const key of Object.keys(info)) {
     const value = info[key];
     if (value instanceof Error) info[key] = serialiseError(value);
@@ -137,7 +142,9 @@ function writeLine(
 ): void {
   const info = entry(level, message, sink.defaultMeta, meta);
   const text =
-    sink.format === 'json' ? stableStringify(info, bigintAsString) : consoleLine(info, sink.colour);
+    sink.format === 'json'
+      ? safeStableStringify().stringify(info, bigintAsString)
+      : consoleLine(info, sink.colour);
   sink.stream.write(`${text}${EOL}`);
 }
 

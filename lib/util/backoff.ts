@@ -1,6 +1,14 @@
-import { backOff, type BackoffOptions } from 'exponential-backoff';
+import type { BackoffOptions } from 'exponential-backoff';
 import { InvalidConfigError } from '../errors/invalid-config-error.js';
+import { lazyModule } from './lazy-module.js';
 import { sleep } from './sleep.js';
+
+/**
+ * exponential-backoff, a CommonJS package, loaded by `require` on first use: an ES import of any CommonJS
+ * package makes Node start its CommonJS export scanner (a WebAssembly module, ~8 MiB of RSS) when
+ * `reconcilekit` is imported.
+ */
+const exponentialBackoff = lazyModule('exponential-backoff') as () => typeof import('exponential-backoff');
 
 /**
  * exponential-backoff's options; what a {@link BackOffFactory} produces.
@@ -82,7 +90,7 @@ export async function backOffAbortable<T>(
   let attempt = 0;
   signal?.throwIfAborted();
   if (options.delayFirstAttempt === true) await sleep(options.startingDelay ?? 100, signal);
-  return backOff(
+  return exponentialBackoff().backOff(
     async () => {
       signal?.throwIfAborted();
       attempt += 1;

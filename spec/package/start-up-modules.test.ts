@@ -45,6 +45,7 @@ const atFirst = {
   otel: count('@opentelemetry/api'),
   defaultMetrics: count('prom-client/lib/defaultMetrics'),
   undici: process.moduleLoadList.some((m) => m.includes('deps/undici')),
+  cjsLexer: process.moduleLoadList.some((m) => m.includes('cjs-module-lexer')),
 };
 const scraped = await framework.metrics.metrics();
 const afterScrape = { otel: count('@opentelemetry/api') > 0, cpu: /^process_cpu_seconds_total \\d/m.test(scraped) };
@@ -117,16 +118,17 @@ afterAll(async () => {
 });
 
 describe('start-up', () => {
-  it('a Framework on KUBECONFIG reconciles through its client without loading @kubernetes/client-node, the process metrics or undici', async () => {
+  it('a Framework on KUBECONFIG reconciles through its client without loading @kubernetes/client-node, the process metrics, undici or the CommonJS scanner', async () => {
     const out = await runChild('child.mjs');
     const result = out.split('\n').find((l) => l.startsWith('RESULT ')) ?? 'RESULT null';
     // Neither client-node nor prom-client's process metrics (with OpenTelemetry) are loaded by the first
     // reconcile; the first read of the registry makes the process metrics. Nor is Node's bundled undici
-    // (fetch, WebSocket): an ES import of node:http would load it, reading the module's lazy getters.
+    // (fetch, WebSocket): an ES import of node:http would load it, reading the module's lazy getters. Nor is
+    // Node's CommonJS export scanner (~8 MiB of RSS), which an ES import of a CommonJS package starts.
     expect(JSON.parse(result.slice(7))).toEqual({
       name: 'first',
       clientNode: 0,
-      atFirst: { otel: 0, defaultMetrics: 0, undici: false },
+      atFirst: { otel: 0, defaultMetrics: 0, undici: false, cjsLexer: false },
       afterScrape: { otel: true, cpu: true },
     });
   });
