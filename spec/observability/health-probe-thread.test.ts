@@ -189,6 +189,87 @@ describe('health server probes on their own thread', () => {
     expect(warnings).toEqual([expect.stringMatching(/health probe thread exited \(1\); restarting it/)]);
   });
 
+  it('answers /readyz 503 naming the age of the last run once the checks have not finished within the bound, while /healthz stays 200', async () => {
+    let slowMs = 0;
+    server = make({
+      maxEventLoopBlockMs: 700,
+      readinessChecks: {
+        // Resolves fine, but after slowMs: the loop keeps beating while the run does not finish.
+        slow: () =>
+          new Promise<undefined>((resolve) => {
+            setTimeout(() => {
+              resolve(undefined);
+            }, slowMs);
+          }),
+      },
+    });
+    const url = await server.start();
+    expect((await get(`${url}/readyz`)).status).toBe(200);
+    slowMs = 3_000;
+    // Past the bound the last published result is too old to answer from, whatever it said.
+    await new Promise((r) => setTimeout(r, 1_800));
+    const stale = await get(`${url}/readyz`);
+    expect(stale.status).toBe(503);
+    expect(stale.body).toMatch(
+      /^\[\+\]main-loop ok\n\[-\]checks failed: last run (\d+) ms ago \(bound 700 ms\)\nfailed\n$/,
+    );
+    expect(Number(/last run (\d+) ms ago/.exec(stale.body)?.[1])).toBeGreaterThan(700);
+    // The loop itself is not blocked: liveness (no checks of its own) still answers.
+    expect((await get(`${url}/healthz`)).status).toBe(200);
+    // Once the checks answer in time again, so does /readyz.
+    slowMs = 0;
+    const deadline = Date.now() + 6_000;
+    let again = stale;
+    while (Date.now() < deadline && again.status !== 200) {
+      await new Promise((r) => setTimeout(r, 100));
+      again = await get(`${url}/readyz`);
+    }
+    expect(again.status).toBe(200);
+  });
+
+  it('gives up after 5 restarts within a minute: logs an error and stops answering', async () => {
+    const warnings: string[] = [];
+    const errors: string[] = [];
+    server = make({
+      logger: {
+        warn: (m: string) => warnings.push(m),
+        error: (m: string) => errors.push(m),
+      },
+    });
+    const url = await server.start();
+    const s = server;
+    /** Kills the probe thread; resolves with the next one once it answers (undefined if none came within 5 s). */
+    const kill = async (): Promise<Worker | undefined> => {
+      const dying = probeWorker(s);
+      await dying?.terminate();
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline) {
+        const next = probeWorker(s);
+        if (next !== undefined && next !== dying) {
+          const answer = await get(`${url}/healthz`).catch(() => undefined);
+          if (answer?.status === 200) return next;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return undefined;
+    };
+    for (let i = 1; i <= 5; i++) {
+      expect(await kill(), `restart ${String(i)}`).toBeDefined();
+    }
+    expect(warnings).toHaveLength(5);
+    expect(errors).toEqual([]);
+    const sixth = probeWorker(s);
+    await sixth?.terminate();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(probeWorker(s)).toBeUndefined();
+    expect(errors).toEqual([
+      'health probe thread exited (1) 5 times within a minute: /healthz and /readyz are no longer answered',
+    ]);
+    expect(warnings).toHaveLength(5);
+    // Nobody listens any more: the kubelet's probes fail and it restarts the pod.
+    await expect(get(`${url}/healthz`)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
   it('passes /metrics and unknown paths to the main loop, which refuses clients that skip the probe thread', async () => {
     server = make();
     const url = await server.start();
