@@ -17,6 +17,27 @@ export const DEBUG_STREAM_BUFFER_BYTES = 256 * 1024;
 const RETRY_AFTER_SECONDS = 5;
 
 /**
+ * The answer to a stream request past `maxClients` open streams: 503 with Retry-After and
+ * `Connection: close`, so a refused client holds no connection (nor its parser and buffers) afterwards.
+ * (The health server's probe thread gives the same answer itself while the streams are full.)
+ */
+export function streamRefusal(maxClients: number): { headers: Record<string, string>; body: string } {
+  const body = JSON.stringify({
+    error: `the live view serves at most ${String(maxClients)} streams at once: close another page`,
+  });
+  return {
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'retry-after': String(RETRY_AFTER_SECONDS),
+      'content-length': String(Buffer.byteLength(body)),
+      connection: 'close',
+    },
+    body,
+  };
+}
+
+/**
  * The live view's server-sent events for one history: a bounded set of clients, one subscription to the
  * history for all of them (it hears of passes in batches, never from inside a pass), each batch encoded
  * once and the same bytes written to every client. A client that does not read is dropped once it has
@@ -37,6 +58,11 @@ export class DebugStreams {
     return this.clients.size;
   }
 
+  /** Whether a new stream would be refused (as many open as allowed). */
+  get full(): boolean {
+    return this.clients.size >= this.maxClients;
+  }
+
   /** Bytes written to the clients and not yet taken by them, all streams together. */
   get bufferedBytes(): number {
     let total = 0;
@@ -44,23 +70,12 @@ export class DebugStreams {
     return total;
   }
 
-  /**
-   * Answers a stream request: the event stream, or 503 when DEFAULT_DEBUG_MAX_STREAMS are open — with
-   * `Connection: close`, so a refused client holds no connection (nor its parser and buffers) afterwards.
-   */
+  /** Answers a stream request: the event stream, or {@link streamRefusal} when `maxClients` are open. */
   open(req: IncomingMessage, res: ServerResponse): void {
-    if (this.clients.size >= this.maxClients) {
-      const body = JSON.stringify({
-        error: `the live view serves at most ${String(this.maxClients)} streams at once: close another page`,
-      });
-      res.writeHead(503, {
-        'content-type': 'application/json; charset=utf-8',
-        'cache-control': 'no-store',
-        'retry-after': String(RETRY_AFTER_SECONDS),
-        'content-length': Buffer.byteLength(body),
-        connection: 'close',
-      });
-      res.end(body);
+    if (this.full) {
+      const refusal = streamRefusal(this.maxClients);
+      res.writeHead(503, refusal.headers);
+      res.end(refusal.body);
       return;
     }
     res.writeHead(200, {

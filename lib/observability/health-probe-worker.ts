@@ -27,7 +27,10 @@ interface Published {
 export interface ProbeWorkerData {
   host: string;
   port: number;
-  /** One BigInt64 slot: the main loop's last heartbeat (ms on the shared clock). */
+  /**
+   * Two BigInt64 slots: the main loop's last heartbeat (ms on the shared clock), and 1 while the live
+   * view's streams are full (0 otherwise).
+   */
   heartbeat: SharedArrayBuffer;
   /** A heartbeat (or published result) older than this fails /healthz (or /readyz). */
   maxEventLoopBlockMs: number;
@@ -39,6 +42,8 @@ export interface ProbeWorkerData {
   secretHeader: string;
   peerHeader: string;
   initial: Published;
+  /** The live view's answer to a stream request while its streams are full. */
+  streamRefusal: { headers: Record<string, string>; body: string };
 }
 
 // `require`, not an ES import: Node's ES facade of node:http loads its bundled undici (see util/node-http).
@@ -160,6 +165,13 @@ if (port !== null) {
           ? 'ready'
           : undefined;
     if (probe === undefined) {
+      // While the live view's streams are full, more stream clients are refused here: a flood of them
+      // then costs this thread one short request each, not a second connection and parser on the main loop.
+      if (url.pathname === '/debug/api/stream' && Atomics.load(heartbeat, 1) === 1n) {
+        res.writeHead(503, data.streamRefusal.headers);
+        res.end(data.streamRefusal.body);
+        return;
+      }
       forward(req, res);
       return;
     }

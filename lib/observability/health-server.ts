@@ -3,7 +3,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import type { Registry } from 'prom-client';
-import { handleDebug, type DebugSource } from '../debug/debug-routes.js';
+import { debugStreamsOf, handleDebug, type DebugSource } from '../debug/debug-routes.js';
+import { DEFAULT_DEBUG_MAX_STREAMS, streamRefusal } from '../debug/debug-streams.js';
 import { constantTimeEqual } from '../util/constant-time-equal.js';
 import { nodeHttp } from '../util/node-http.js';
 import type { ProbeWorkerData } from './health-probe-worker.js';
@@ -290,7 +291,8 @@ type FromWorker =
  * pod, as for a hung process).
  */
 class ProbeWorker {
-  private readonly heartbeat = new BigInt64Array(new SharedArrayBuffer(8));
+  /** [0] the main loop's last heartbeat; [1] 1 while the live view's streams are full, else 0. */
+  private readonly heartbeat = new BigInt64Array(new SharedArrayBuffer(16));
   private readonly options: HealthServerOptions;
   private readonly upstream: { port: number; secret: string };
   private worker: Worker | undefined;
@@ -349,6 +351,14 @@ class ProbeWorker {
 
   private beat(): void {
     Atomics.store(this.heartbeat, 0, BigInt(Math.round(sharedNow())));
+    this.publishStreams();
+  }
+
+  /** Tells the worker whether the live view's streams are full, so it refuses more without the hop here. */
+  private publishStreams(): void {
+    const debug = this.options.debug;
+    const full = debug !== undefined && debugStreamsOf(debug.history)?.full === true;
+    Atomics.store(this.heartbeat, 1, full ? 1n : 0n);
   }
 
   /** Runs the checks (once more after the current run when asked during one) and publishes the outcome. */
@@ -394,6 +404,7 @@ class ProbeWorker {
       secretHeader: SECRET_HEADER,
       peerHeader: PEER_HEADER,
       initial: { type: 'published', ...this.published },
+      streamRefusal: streamRefusal(DEFAULT_DEBUG_MAX_STREAMS),
     };
     const worker = new Worker(PROBE_WORKER_URL, {
       workerData: data,

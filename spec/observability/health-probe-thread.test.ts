@@ -5,9 +5,12 @@
 // dies, and ends with the server.
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import type { Worker } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_DEBUG_MAX_STREAMS } from '../../lib/debug/debug-streams.js';
+import { HistoryRecorder } from '../../lib/debug/history-recorder.js';
 import { HealthServer, type HealthServerOptions } from '../../lib/observability/health-server.js';
 
 /** One probe as the probing process saw it: when it was answered (epoch ms), its status, time and body. */
@@ -278,6 +281,55 @@ describe('health server probes on their own thread', () => {
     const inner = (server as unknown as { server: { address(): { port: number } } }).server.address().port;
     const direct = await get(`http://127.0.0.1:${String(inner)}/metrics`);
     expect(direct.status).toBe(403);
+  });
+
+  it('refuses live-view streams past the cap on the probe thread itself, without passing them to the main loop', async () => {
+    server = make({ debug: { history: new HistoryRecorder(), controllers: () => [] } });
+    const url = await server.start();
+    const port = Number(new URL(url).port);
+    const opened: Socket[] = [];
+    /** Opens a stream request; resolves with all the server sent once it closes or `ms` passed. */
+    const stream = (ms: number): Promise<string> =>
+      new Promise((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        opened.push(socket);
+        socket.on('error', () => undefined);
+        socket.write('GET /debug/api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        let text = '';
+        socket.on('data', (d: Buffer) => (text += d.toString()));
+        const timer = setTimeout(() => {
+          resolve(text);
+        }, ms);
+        socket.once('close', () => {
+          clearTimeout(timer);
+          resolve(text);
+        });
+      });
+    try {
+      const streaming = await Promise.all(
+        Array.from({ length: DEFAULT_DEBUG_MAX_STREAMS }, () => stream(300)),
+      );
+      expect(streaming.every((t) => t.startsWith('HTTP/1.1 200 '))).toBe(true);
+      await new Promise((r) => setTimeout(r, 300)); // the main loop has told the thread the streams are full
+      const inner = (server as unknown as { server: import('node:http').Server }).server;
+      let passedOn = 0;
+      inner.on('request', () => (passedOn += 1));
+      const refused = await Promise.all(Array.from({ length: 20 }, () => stream(5_000)));
+      for (const text of refused) {
+        expect(text).toMatch(/^HTTP\/1\.1 503 /);
+        expect(text.toLowerCase()).toContain('retry-after: 5');
+        expect(text.toLowerCase()).toContain('connection: close');
+        expect(text).toContain(`at most ${String(DEFAULT_DEBUG_MAX_STREAMS)} streams`);
+      }
+      expect(passedOn).toBe(0);
+      // Once a stream leaves, a new one is passed on and served again.
+      for (const s of opened.splice(0, 1)) s.destroy();
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await stream(300)).toMatch(/^HTTP\/1\.1 200 /);
+      expect(passedOn).toBe(1);
+    } finally {
+      for (const s of opened) s.destroy();
+    }
   });
 
   it('ends its thread on close, and serves everything on the main loop with probeThread: main', async () => {
