@@ -1092,7 +1092,13 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       this.logger.warn('grace period over: aborted in-flight reconciles');
     }
     // Sharded: the passes drained, so this shard's objects may move now (its Lease is released).
-    await this.shardRun?.stop();
+    await this.shardRun?.stop({
+      objects: this.sources?.primary?.list() ?? [],
+      children: c.owns.flatMap((owned) => {
+        const store = this.sources?.cache(owned.kind, owned.apiVersion);
+        return store === undefined ? [] : [{ resource: owned, objects: store.list() }];
+      }),
+    });
     this.lifetime.abort(new Error(`${this.noun} stopped`));
     await this.released?.();
     await this.reads?.stop();

@@ -2,9 +2,11 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { isApiError, isConflict, isNotFound } from '../kube/api-error.js';
 import type { ObjectClient, WriteFence } from '../kube/object-client.js';
+import type { ResourceRef } from '../kube/resource-ref.js';
 import { LeaseExpiredError } from '../leader/leader-elector.js';
 import type { Logger } from '../observability/logger.js';
 import { ShardingMetrics } from '../sharding/metrics.js';
+import { handOffOwnObjects } from '../sharding/hand-off.js';
 import { Sharder } from '../sharding/sharder.js';
 import { newShardId, shardLabels, type ShardLabels } from '../sharding/shard-labels.js';
 import { ShardMember, type ShardTerm } from '../sharding/shard-member.js';
@@ -14,6 +16,12 @@ import { ownerKeys } from './owner-keys.js';
 
 /** How long a graceful stop waits for the sharder to move this shard's objects away. */
 const HAND_OFF_TIMEOUT_MS = 5_000;
+
+/** A stopping shard's objects, from its caches: the sharded kind's, and each owned kind's. */
+export interface OwnObjects {
+  objects: readonly KubernetesObject[];
+  children: { resource: ResourceRef; objects: readonly KubernetesObject[] }[];
+}
 
 /** What the core does for a sharded run. */
 export interface ShardHooks {
@@ -47,7 +55,7 @@ export class ShardRun {
     private readonly controller: string,
     private readonly options: ResolvedShardingOptions,
     private readonly client: ObjectClient,
-    resource: FrameworkResource,
+    private readonly resource: FrameworkResource,
     private readonly logger: Logger,
     registry: Registry,
     owns: readonly OwnedResource[] = [],
@@ -215,11 +223,47 @@ export class ShardRun {
   }
 
   /**
-   * Leaves the ring after the workers drained: releases the shard Lease, has the sharder (this replica's,
-   * if it is the sharder) move the objects at once, then gives up the sharder Lease.
+   * Leaves the ring after the workers drained (every pass returned): hands this shard's objects (`own`,
+   * from its caches) to their ring owners itself while its Lease is still held ({@link handOffOwnObjects}),
+   * then releases the shard Lease; what it could not move, the sharder (this replica's, if it is the
+   * sharder) moves at once; then gives up the sharder Lease.
    */
-  async stop(): Promise<void> {
+  async stop(own?: OwnObjects): Promise<void> {
     const shard = this.member.term?.shard;
+    if (shard !== undefined && own !== undefined && this.member.term?.signal.aborted === false) {
+      const started = Date.now();
+      try {
+        const result = await handOffOwnObjects({
+          client: this.client.unfenced(),
+          controller: this.controller,
+          leaseNamespace: this.options.leaseNamespace,
+          shard,
+          resource: this.resource,
+          objects: own.objects,
+          ...(this.childrenFollow && own.children.length > 0
+            ? {
+                children: {
+                  resources: own.children,
+                  ownerOf: (child: KubernetesObject) => ownerKeys(child, this.resource, true)[0],
+                },
+              }
+            : {}),
+          ...(this.options.shardKey === undefined ? {} : { shardKey: this.options.shardKey }),
+          ...(this.options.virtualNodes === undefined ? {} : { virtualNodes: this.options.virtualNodes }),
+          signal: AbortSignal.timeout(HAND_OFF_TIMEOUT_MS),
+        });
+        if (!result.alone)
+          this.metrics.handovers.inc({ controller: this.controller, how: 'hand-off' }, result.moved);
+        this.logger.info("handed this shard's objects to their ring owners", {
+          shard,
+          moved: result.moved,
+          left: result.left,
+          ms: Date.now() - started,
+        });
+      } catch (err) {
+        this.logger.warn('could not hand the objects over; the sharder moves them', { err, shard });
+      }
+    }
     if (shard !== undefined) await this.sharder?.handOff(shard, HAND_OFF_TIMEOUT_MS);
     this.stopping.abort();
     await this.memberDone;

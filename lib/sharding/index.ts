@@ -12,6 +12,7 @@ export {
   SHARD_ID_LABEL,
   SHARD_IDENTITY_LABEL,
   SHARD_REAPED_ANNOTATION,
+  SHARD_LEAVING_ANNOTATION,
   ringIdentity,
   ringNameProblem,
   shardLabels,
@@ -34,5 +35,6 @@ export {
   type SharderOptions,
   type ShardKey,
 } from './sharder.js';
+export { handOffOwnObjects, type HandOffOptions, type HandOffResult } from './hand-off.js';
 export { ShardingMetrics } from './metrics.js';
 export { resolveSharding, type ShardingOptions, type ResolvedShardingOptions } from './sharding-options.js';

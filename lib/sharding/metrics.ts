@@ -9,7 +9,8 @@ import { promClient } from '../util/prom-client.js';
  * - `reconcilekit_shard_is_member{controller}` / `reconcilekit_shard_is_sharder{controller}`: 1 while
  *   this replica holds a shard Lease / the sharder Lease;
  * - `reconcilekit_shard_handovers_total{controller,how}`: objects (re)assigned, by how — `assign` (had no
- *   shard), `drain` (asked the live owner to let go), `move` (from a dead or unknown shard);
+ *   shard), `drain` (asked the live owner to let go), `move` (from a dead or unknown shard), `hand-off`
+ *   (labelled for its new owner by a replica stopping gracefully);
  * - `reconcilekit_shard_handover_seconds{controller}`: from the drain request to the new owner's label.
  * @category Sharding
  */
@@ -69,7 +70,7 @@ export class ShardingMetrics {
     });
     this.handovers = new p.Counter({
       name: 'reconcilekit_shard_handovers_total',
-      help: 'Objects assigned to a shard, by how: assign (had none), drain (live owner asked to let go), move (owner dead or unknown)',
+      help: 'Objects assigned to a shard, by how: assign (had none), drain (live owner asked to let go), move (owner dead or unknown), hand-off (by a replica stopping gracefully)',
       labelNames: ['controller', 'how'],
       registers,
     });

@@ -36,6 +36,13 @@ export const SHARD_IDENTITY_LABEL = 'ring.shard.reconcilekit.io/identity';
  * @category Sharding
  */
 export const SHARD_REAPED_ANNOTATION = 'ring.shard.reconcilekit.io/reaped-by';
+/**
+ * Annotation a replica stopping gracefully sets on its shard Lease before it hands its objects to their
+ * ring owners itself: the sharder leaves it out of the ring and does not touch its objects while its Lease
+ * is live (once released or expired, whatever it still labels moves as from any dead shard).
+ * @category Sharding
+ */
+export const SHARD_LEAVING_ANNOTATION = 'ring.shard.reconcilekit.io/leaving';
 
 /** A label key's name part, a label value (both at most 63 characters). */
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;

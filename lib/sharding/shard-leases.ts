@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { SHARD_ID_LABEL, SHARD_IDENTITY_LABEL } from './shard-labels.js';
+import { SHARD_ID_LABEL, SHARD_IDENTITY_LABEL, SHARD_LEAVING_ANNOTATION } from './shard-labels.js';
 
 /** The fields of a coordination.k8s.io/v1 Lease the ring reads. */
 export type ShardLease = KubernetesObject & {
@@ -74,13 +74,15 @@ export class ShardLeases {
    * The ring's members: for each identity with a ready shard, that shard. When one identity has several
    * ready shards (a restarted replica whose old Lease has not expired yet, or two replicas configured
    * with the same identity), the one whose Lease is oldest keeps the identity's place; the others get no
-   * objects until it is gone. A Lease without the identity label is placed by its shard id.
+   * objects until it is gone. A Lease without the identity label is placed by its shard id. A shard that
+   * is leaving ({@link ShardLeases.leaving}) is no member.
    */
   members(): Map<string, string> {
     const best = new Map<string, { shard: string; since: string }>();
     for (const o of this.byName.values()) {
       const shard = o.lease.metadata?.labels?.[SHARD_ID_LABEL];
       if (shard === undefined || shard === '' || this.stateOf(o, shard) !== 'ready') continue;
+      if (o.lease.metadata?.annotations?.[SHARD_LEAVING_ANNOTATION] !== undefined) continue;
       const identity = o.lease.metadata?.labels?.[SHARD_IDENTITY_LABEL] || shard;
       const created = o.lease.metadata?.creationTimestamp as Date | string | undefined;
       const since = created instanceof Date ? created.toISOString() : (created ?? '');
@@ -90,6 +92,20 @@ export class ShardLeases {
       }
     }
     return new Map([...best].map(([identity, b]) => [identity, b.shard]));
+  }
+
+  /**
+   * Ready shards whose replica is stopping gracefully ({@link SHARD_LEAVING_ANNOTATION} on the Lease):
+   * not members of the ring, handing their objects over themselves.
+   */
+  leaving(): Set<string> {
+    const out = new Set<string>();
+    for (const o of this.byName.values()) {
+      const shard = o.lease.metadata?.labels?.[SHARD_ID_LABEL];
+      if (shard === undefined || shard === '' || this.stateOf(o, shard) !== 'ready') continue;
+      if (o.lease.metadata?.annotations?.[SHARD_LEAVING_ANNOTATION] !== undefined) out.add(shard);
+    }
+    return out;
   }
 
   /** The Lease of `shard`, as last seen (undefined when it has none). */

@@ -350,6 +350,7 @@ export class Sharder {
       // A shard whose Lease expired but still names it is declared dead on its Lease before any of its
       // objects moves; a renewal racing that write wins, and the shard keeps its objects.
       const kept = await this.reapExpired(store.list(), shards, writer);
+      const leaving = this.leases.leaving();
       if (members.size > 0) {
         const ring = this.ringOf([...members.keys()]);
         for (const obj of store.list()) {
@@ -362,7 +363,8 @@ export class Sharder {
           // A live shard keeps its objects (and their children) until it let them go.
           const stays = current !== '' && (shards.get(current) === 'ready' || kept.has(current));
           target.set(key, stays ? current : want);
-          if (this.inFlight.has(key) || kept.has(current)) continue;
+          // A live shard that is leaving hands its objects over itself.
+          if (this.inFlight.has(key) || kept.has(current) || (stays && leaving.has(current))) continue;
           if (current === want) {
             if (draining) work.push(() => this.write(obj, { [this.labels.drain]: null }, undefined));
             continue;

@@ -4,6 +4,7 @@
 // names, a key is never in a pass on two replicas at once, an object moved to another shard is not taken
 // for a deleted one (no cleanup, no 'deleted' pass, the finalizer stays), a graceful stop moves a
 // replica's objects within 2 s, and a real deletion still runs its delete path once.
+import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Controller } from '../../lib/controller/controller.js';
 import { Framework } from '../../lib/crud/framework.js';
@@ -39,6 +40,8 @@ interface Pass {
 describe('sharding option (Controller)', () => {
   let h: Harness;
   const controllers: Controller<Widget>[] = [];
+  /** Each replica's metrics, by name. */
+  const registries = new Map<string, Registry>();
   beforeEach(async () => {
     h = await startHarness();
   });
@@ -81,6 +84,7 @@ describe('sharding option (Controller)', () => {
           }
         : reconcile,
       sharding: { leaseNamespace: 'default', identity: name, ...timing },
+      registry: registries.set(name, new Registry()).get(name) as Registry,
       workers: 4,
       logger: createLogger({ silent: true }),
     });
@@ -189,6 +193,13 @@ describe('sharding option (Controller)', () => {
     // loaded machine must not fail make test.
     expect(movedWithin).toBeLessThan(5_000);
     expect(cleanups).toEqual([]);
+    // b labelled its objects for their new owners itself, before its Lease went.
+    const handedOff = (
+      await registries.get('b')?.getSingleMetric('reconcilekit_shard_handovers_total')?.get()
+    )?.values
+      .filter((v) => v.labels.how === 'hand-off')
+      .reduce((sum, v) => sum + v.value, 0);
+    expect(handedOff).toBe(bKeys.length);
 
     // A real deletion runs the cleanup once, on the object's shard, and the object goes.
     await h.client.delete(ref('w7'));
