@@ -35,6 +35,11 @@ export {
   type SharderOptions,
   type ShardKey,
 } from './sharder.js';
-export { handOffOwnObjects, type HandOffOptions, type HandOffResult } from './hand-off.js';
+export {
+  handOffOwnObjects,
+  DEFAULT_HAND_OFF_CONCURRENCY,
+  type HandOffOptions,
+  type HandOffResult,
+} from './hand-off.js';
 export { ShardingMetrics } from './metrics.js';
 export { resolveSharding, type ShardingOptions, type ResolvedShardingOptions } from './sharding-options.js';
