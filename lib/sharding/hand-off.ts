@@ -98,7 +98,7 @@ export async function handOffOwnObjects(o: HandOffOptions): Promise<HandOffResul
     if (lease.metadata?.labels?.[SHARD_ID_LABEL] === o.shard) continue;
     // Only Leases renewed within their duration (by their own renewTime: a hint; the sharder, timing
     // what it sees itself, moves again whatever lands on a shard that turns out dead).
-    const renewed = Date.parse(String(lease.spec?.renewTime ?? ''));
+    const renewed = Date.parse(lease.spec?.renewTime ?? '');
     const durationMs = (lease.spec?.leaseDurationSeconds ?? 0) * 1000;
     if (Number.isFinite(renewed) && renewed + durationMs < now) continue;
     view.observe(lease);

@@ -84,7 +84,7 @@ describe('sharding option (Controller)', () => {
           }
         : reconcile,
       sharding: { leaseNamespace: 'default', identity: name, ...timing },
-      registry: registries.set(name, new Registry()).get(name) as Registry,
+      registry: registries.set(name, new Registry()).get(name),
       workers: 4,
       logger: createLogger({ silent: true }),
     });
