@@ -107,6 +107,15 @@ function probeWorker(server: HealthServer): Worker | undefined {
   return (server as unknown as { probes?: { worker?: Worker } }).probes?.worker;
 }
 
+/** Polls `check` every 20 ms for up to 5 s; fails naming `what` if it never holds. */
+async function eventually(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 describe('health server probes on their own thread', () => {
@@ -288,33 +297,37 @@ describe('health server probes on their own thread', () => {
     const url = await server.start();
     const port = Number(new URL(url).port);
     const opened: Socket[] = [];
-    /** Opens a stream request; resolves with all the server sent once it closes or `ms` passed. */
-    const stream = (ms: number): Promise<string> =>
+    /** Opens a stream request; resolves with what the server sent once its head is in, or it closed, or 10 s passed. */
+    const stream = (): Promise<string> =>
       new Promise((resolve) => {
         const socket = connect(port, '127.0.0.1');
         opened.push(socket);
         socket.on('error', () => undefined);
         socket.write('GET /debug/api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
         let text = '';
-        socket.on('data', (d: Buffer) => (text += d.toString()));
-        const timer = setTimeout(() => {
-          resolve(text);
-        }, ms);
-        socket.once('close', () => {
+        const done = (): void => {
           clearTimeout(timer);
           resolve(text);
+        };
+        const timer = setTimeout(done, 10_000);
+        socket.on('data', (d: Buffer) => {
+          text += d.toString();
+          // A stream's head (it then stays open); a refusal is read to its end (the server closes).
+          if (text.startsWith('HTTP/1.1 200 ') && text.includes('\r\n\r\n')) done();
         });
+        socket.once('close', done);
       });
+    /** What the main loop last told the probe thread: whether the streams are full. */
+    const full = (): boolean =>
+      (server as unknown as { probes: { heartbeat: BigInt64Array } }).probes.heartbeat[1] === 1n;
     try {
-      const streaming = await Promise.all(
-        Array.from({ length: DEFAULT_DEBUG_MAX_STREAMS }, () => stream(300)),
-      );
+      const streaming = await Promise.all(Array.from({ length: DEFAULT_DEBUG_MAX_STREAMS }, stream));
       expect(streaming.every((t) => t.startsWith('HTTP/1.1 200 '))).toBe(true);
-      await new Promise((r) => setTimeout(r, 300)); // the main loop has told the thread the streams are full
+      await eventually(full, 'the main loop tells the probe thread the streams are full');
       const inner = (server as unknown as { server: import('node:http').Server }).server;
       let passedOn = 0;
       inner.on('request', () => (passedOn += 1));
-      const refused = await Promise.all(Array.from({ length: 20 }, () => stream(5_000)));
+      const refused = await Promise.all(Array.from({ length: 20 }, stream));
       for (const text of refused) {
         expect(text).toMatch(/^HTTP\/1\.1 503 /);
         expect(text.toLowerCase()).toContain('retry-after: 5');
@@ -324,8 +337,8 @@ describe('health server probes on their own thread', () => {
       expect(passedOn).toBe(0);
       // Once a stream leaves, a new one is passed on and served again.
       for (const s of opened.splice(0, 1)) s.destroy();
-      await new Promise((r) => setTimeout(r, 400));
-      expect(await stream(300)).toMatch(/^HTTP\/1\.1 200 /);
+      await eventually(() => !full(), 'the main loop tells the probe thread a stream left');
+      expect(await stream()).toMatch(/^HTTP\/1\.1 200 /);
       expect(passedOn).toBe(1);
     } finally {
       for (const s of opened) s.destroy();
