@@ -11,7 +11,8 @@ import { percentile, probe, stallStreams } from '../../debug/support/stream-floo
 import { recordFigures } from '../support/figures.js';
 
 const WINDOW_MS = 10_000;
-const STALLED = 2000;
+/** Stalled stream clients; LIVE_VIEW_FLOOD_STALLED=0 measures the same run without the flood. */
+const STALLED = Number(process.env.LIVE_VIEW_FLOOD_STALLED ?? '2000');
 const FIXTURE = 'spec/debug/fixtures/live-view-operator.ts';
 /** Concurrent patch loops (each a ConfigMap patched as fast as the server answers); default 20. */
 const PATCHERS = process.env.LIVE_VIEW_FLOOD_PATCHERS ?? '20';
@@ -53,7 +54,7 @@ function start(args: string[]): Proc {
 async function window(
   operator: Proc,
   healthUrl: string,
-): Promise<{ reconciles: number; probes: number[]; rssMiB: number }> {
+): Promise<{ reconciles: number; probes: number[]; rssMiB: number; memory: Record<string, number> }> {
   const before = await operator.stats();
   const probes: Promise<number>[] = [];
   const until = Date.now() + WINDOW_MS;
@@ -67,6 +68,7 @@ async function window(
     reconciles: (after.reconciles ?? 0) - (before.reconciles ?? 0),
     probes: times,
     rssMiB: after.rssMiB ?? 0,
+    memory: after,
   };
 }
 
@@ -89,6 +91,9 @@ describe('soak: stalled live-view streams', () => {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => setTimeout(resolve, 2000));
       const after = await window(operator, healthUrl);
+      // Memory once more 10 s later: what the process keeps, not what it has not yet given back.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      const later = await operator.stats();
       const around = (before.reconciles + after.reconciles) / 2;
       const figures = {
         stalled: STALLED,
@@ -109,6 +114,14 @@ describe('soak: stalled live-view streams', () => {
         rssBeforeMiB: before.rssMiB,
         rssFloodedMiB: flooded.rssMiB,
         rssAfterMiB: after.rssMiB,
+        rssLaterMiB: later.rssMiB ?? 0,
+        // The main thread's V8 heap and external memory (Buffers) before / flooded / after / later.
+        heapTotalMiB: [before, flooded, after]
+          .map((w) => w.memory.heapTotalMiB ?? 0)
+          .concat(later.heapTotalMiB ?? 0),
+        externalMiB: [before, flooded, after]
+          .map((w) => w.memory.externalMiB ?? 0)
+          .concat(later.externalMiB ?? 0),
       };
       recordFigures('live-view-flood', figures);
       console.log(JSON.stringify(figures));
