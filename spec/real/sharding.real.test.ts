@@ -5,7 +5,8 @@
 // a replica moves its objects to the others within the lease duration + 5 s; a joining replica takes
 // at most ~1/N of the objects; a graceful stop (SIGTERM, exit 0) moves its objects within 2 s; and the
 // audit of every pass of every replica (spec/real/shard-audit.ts) finds no key in a pass on two replicas
-// at once.
+// at once. The timed limits are soft assertions: a miss fails the test, and the run still goes on to
+// the later steps and the audit, so one run gives every figure.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -385,7 +386,7 @@ describe.runIf(REAL_BACKEND)('sharding: operator processes on a real kube-apiser
         `[sharding] SIGKILL ${victim.name} (${victimKeys.length} objects, lease ${LEASE_MS} ms): moved within ${killMove} ms; ` +
           `labels moved from ${Math.min(...relabelled)} to ${Math.max(...relabelled)} ms after the kill`,
       );
-      expect(killMove).toBeLessThanOrEqual(LEASE_MS + 5_000);
+      expect.soft(killMove).toBeLessThanOrEqual(LEASE_MS + 5_000);
       list = await settle(survivors, 'convergence on the survivors');
 
       // A replica joins: it takes about a third; nothing else moves.
@@ -405,7 +406,7 @@ describe.runIf(REAL_BACKEND)('sharding: operator processes on a real kube-apiser
         `[sharding] d joined: ${moved.length} of ${N} moved (all to d: ${moved.every((o) => replicaOf(o.metadata?.labels?.[labels.shard]) === 'd')}); spread ${JSON.stringify(spread(list))}`,
       );
       expect(moved.every((o) => replicaOf(o.metadata?.labels?.[labels.shard]) === 'd')).toBe(true);
-      expect(moved.length).toBeLessThanOrEqual(N * 0.45);
+      expect.soft(moved.length).toBeLessThanOrEqual(N * 0.45);
 
       // Graceful stop (SIGTERM) of a replica that is not the sharder: its objects move within 2 s.
       const leader2 = await sharder();
@@ -418,7 +419,7 @@ describe.runIf(REAL_BACKEND)('sharding: operator processes on a real kube-apiser
       console.log(
         `[sharding] SIGTERM ${leaving.name} (${leavingKeys.length} objects): moved within ${stopMove} ms`,
       );
-      expect(stopMove).toBeLessThan(2_000);
+      expect.soft(stopMove).toBeLessThan(2_000);
       const rest = live.filter((r) => r !== leaving.name);
       await settle(rest, 'convergence on the last two');
 
