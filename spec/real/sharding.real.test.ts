@@ -6,7 +6,10 @@
 // at most ~1/N of the objects; a graceful stop (SIGTERM, exit 0) moves its objects within 2 s; and the
 // audit of every pass of every replica (spec/real/shard-audit.ts) finds no key in a pass on two replicas
 // at once. The timed limits are soft assertions: a miss fails the test, and the run still goes on to
-// the later steps and the audit, so one run gives every figure.
+// the later steps and the audit, so one run gives every figure. Then faults, each converging with no
+// overlap: labels edited by a user (a shard that never existed, a dead shard, a live non-owner, none), a
+// member paused past its lease (SIGSTOP: no write from a pass begun before the pause), and the sharder's
+// own replica killed mid-rebalance.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -376,7 +379,8 @@ describe.runIf(REAL_BACKEND)('sharding: operator processes on a real kube-apiser
       const leader = await sharder();
       const victim = [a, b, c].find((r) => r.name !== leader) as Replica;
       const survivors = [a, b, c].filter((r) => r !== victim).map((r) => r.name);
-      const victimKeys = keysOf(list, (await shards()).get(victim.name));
+      const victimShard = (await shards()).get(victim.name);
+      const victimKeys = keysOf(list, victimShard);
       const killedAt = Date.now();
       victim.child.kill('SIGKILL');
       await victim.exit;
@@ -423,9 +427,108 @@ describe.runIf(REAL_BACKEND)('sharding: operator processes on a real kube-apiser
       const rest = live.filter((r) => r !== leaving.name);
       await settle(rest, 'convergence on the last two');
 
+      // Faults, each converging with no overlap (the audit below covers them).
+      start('e');
+      let three = [...rest, 'e'];
+      await until(
+        async () => {
+          const got = await converged(three, false);
+          return got !== undefined && (spread(got).e ?? 0) > 0 ? got : undefined;
+        },
+        60_000 * SCALE,
+        'e to take its share',
+      );
+      list = await settle(three, 'convergence with e');
+      const shardOf = await shards();
+      // Labels edited by a user: one names a shard that never existed, one the dead shard of the killed
+      // replica, one a live shard that is not the object's owner, one is removed.
+      const [o1, o2, o3, o4] = list.slice(0, 4).map((o) => o.metadata?.name ?? '');
+      const wrongLive = [...shardOf.values()].find((sh) => sh !== list[2]?.metadata?.labels?.[labels.shard]);
+      const edits: [string | undefined, string | null | undefined][] = [
+        [o1, 'ghost-0badc0de'],
+        [o2, victimShard],
+        [o3, wrongLive],
+        [o4, null],
+      ];
+      for (const [name, value] of edits) {
+        await client.patch(
+          { ...kind, namespace: ns, name: name ?? '' },
+          { metadata: { labels: { [labels.shard]: value ?? null } } },
+          'merge',
+        );
+      }
+      const editedAt = Date.now();
+      list = await settle(three, 'convergence after labels edited by a user');
+      console.log(
+        `[sharding] labels edited by a user (ghost, dead, wrong live, removed): converged in ${Date.now() - editedAt} ms`,
+      );
+
+      // A member paused past its lease (SIGSTOP) while idle: its objects move; after SIGCONT it writes
+      // nothing for the passes it was in, and it rejoins under a new shard id.
+      const leader3 = await sharder();
+      const paused = replicas.find((r) => three.includes(r.name) && r.name !== leader3) as Replica;
+      const others = three.filter((r) => r !== paused.name);
+      const pausedAt = Date.now();
+      paused.child.kill('SIGSTOP');
+      await sleep(LEASE_MS + 1_000);
+      await settle(others, 'convergence on the others while one is paused');
+      const resumedAt = Date.now();
+      paused.child.kill('SIGCONT');
+      await until(
+        async () => {
+          const got = await converged(three, false);
+          return got !== undefined && (spread(got)[paused.name] ?? 0) > 0 ? got : undefined;
+        },
+        60_000 * SCALE,
+        `${paused.name} to rejoin and take its share`,
+      );
+      list = await settle(three, 'convergence after the paused member resumed');
+      // Each write (claim) of the paused replica after it resumed belongs to a pass begun after it resumed.
+      const stale: PassLine[] = [];
+      const openPass = new Map<string, number>();
+      for (const l of lines()
+        .filter((x) => x.replica === paused.name && x.key !== undefined)
+        .sort((x, y) => x.at - y.at)) {
+        if (l.t === 'start') openPass.set(l.key ?? '', l.at);
+        if (l.t === 'end') openPass.delete(l.key ?? '');
+        if (l.t === 'claim' && l.at >= resumedAt && (openPass.get(l.key ?? '') ?? Infinity) < resumedAt)
+          stale.push(l);
+      }
+      console.log(
+        `[sharding] SIGSTOP ${paused.name} for ${resumedAt - pausedAt} ms: moved and converged; ${stale.length} writes from passes begun before the pause`,
+      );
+      expect(stale).toEqual([]);
+
+      // The sharder's own replica killed mid-rebalance (a replica joins, and the sharder dies while it
+      // moves objects to it).
+      start('f');
+      three = [...three, 'f'];
+      await until(
+        async () =>
+          (await objects()).some((o) => o.metadata?.labels?.[labels.drain] !== undefined) ? true : undefined,
+        30_000 * SCALE,
+        'a rebalance to begin',
+      );
+      const leader4 = await sharder();
+      const sharderReplica = replicas.find((r) => r.name === leader4) as Replica;
+      const sharderKilledAt = Date.now();
+      sharderReplica.child.kill('SIGKILL');
+      await sharderReplica.exit;
+      const final = three.filter((r) => r !== sharderReplica.name);
+      list = await settle(final, 'convergence after the sharder was killed mid-rebalance');
+      console.log(
+        `[sharding] sharder ${sharderReplica.name} killed mid-rebalance: converged on ${final.join(', ')} ${Date.now() - sharderKilledAt} ms later; spread ${JSON.stringify(spread(list))}`,
+      );
+
       // The audit: no key was in a pass on two replicas at once.
       const all = lines();
-      const problems = auditOverlaps(all, new Map([[victim.name, killedAt]]));
+      const problems = auditOverlaps(
+        all,
+        new Map([
+          [victim.name, killedAt],
+          [sharderReplica.name, sharderKilledAt],
+        ]),
+      );
       const passes = all.filter((l) => l.t === 'start').length;
       const claims = all.filter((l) => l.t === 'claim').length;
       const found = all.filter((l) => l.t === 'found' && l.other !== l.replica).length;
@@ -435,6 +538,6 @@ describe.runIf(REAL_BACKEND)('sharding: operator processes on a real kube-apiser
       expect(problems.slice(0, 5)).toEqual([]);
       expect(claims).toBeGreaterThanOrEqual(3 * N);
     },
-    300_000 * SCALE,
+    600_000 * SCALE,
   );
 });
