@@ -7,6 +7,7 @@ import { LeaseExpiredError } from '../leader/leader-elector.js';
 import type { Logger } from '../observability/logger.js';
 import { ShardingMetrics } from '../sharding/metrics.js';
 import { handOffOwnObjects } from '../sharding/hand-off.js';
+import { patchLabels } from '../sharding/label-patch.js';
 import { Sharder } from '../sharding/sharder.js';
 import { newShardId, shardLabels, type ShardLabels } from '../sharding/shard-labels.js';
 import { ShardMember, type ShardTerm } from '../sharding/shard-member.js';
@@ -192,22 +193,16 @@ export class ShardRun {
   async acknowledge(ref: FrameworkResource, obj: KubernetesObject, signal: AbortSignal): Promise<void> {
     const shard = this.member.term?.shard;
     if (shard === undefined) return;
-    const path = (key: string) => `/metadata/labels/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     try {
-      await this.client.patch(
-        {
-          apiVersion: ref.apiVersion,
-          kind: ref.kind,
-          ...(ref.plural === undefined ? {} : { plural: ref.plural }),
-          ...(obj.metadata?.namespace === undefined ? {} : { namespace: obj.metadata.namespace }),
-          name: obj.metadata?.name ?? '',
-        },
-        [
+      await patchLabels(
+        this.client,
+        ref,
+        obj,
+        (path) => [
           { op: 'test', path: path(this.labels.shard), value: shard },
           { op: 'remove', path: path(this.labels.shard) },
           { op: 'remove', path: path(this.labels.drain) },
         ],
-        'json',
         { signal },
       );
     } catch (err) {

@@ -2,6 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { ResourceRef } from '../kube/resource-ref.js';
 import { HashRing } from './hash-ring.js';
+import { patchLabels } from './label-patch.js';
 import {
   SHARD_ID_LABEL,
   SHARD_LEAVING_ANNOTATION,
@@ -150,17 +151,12 @@ async function relabel(
   obj: KubernetesObject,
   want: string,
 ): Promise<boolean> {
-  const path = (key: string): string => `/metadata/labels/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
   try {
-    await o.client.patch(
-      {
-        apiVersion: resource.apiVersion,
-        kind: resource.kind,
-        ...(resource.plural === undefined ? {} : { plural: resource.plural }),
-        ...(obj.metadata?.namespace === undefined ? {} : { namespace: obj.metadata.namespace }),
-        name: obj.metadata?.name ?? '',
-      },
-      [
+    await patchLabels(
+      o.client,
+      resource,
+      obj,
+      (path) => [
         { op: 'test', path: path(shardLabel), value: o.shard },
         { op: 'add', path: path(shardLabel), value: want },
         // Present or not, the drain label ends removed (add replaces, then remove).
@@ -171,7 +167,6 @@ async function relabel(
               { op: 'remove', path: path(drainLabel) },
             ]),
       ],
-      'json',
       o.signal === undefined ? {} : { signal: o.signal },
     );
     return true;
