@@ -13,7 +13,7 @@ import { Host } from './host.js';
 
 /**
  * A server a front end started alone runs in its implicit host, beside its controller — the webhook server
- * of a `Framework` or `Controller` with `webhooks` (an `Operator` runs its own instead). Started after the
+ * of a `Framework` or `Controller` with `webhooks` (an `Operator` runs its own instead). Started beside the
  * health server and before the controller (an object the controller writes may already need it), checked
  * in `/readyz` under `name`, stopped after the controller has drained.
  * @category Engine: Framework and ControllerCore
@@ -81,9 +81,12 @@ export abstract class FrontEnd<
     return this.core.synced;
   }
 
-  /** True while started, synced and not stopping: it reconciles (or stands by as a follower). */
+  /**
+   * True while started, synced and not stopping: it reconciles (or stands by as a follower); started alone
+   * with a health server, once that listens too.
+   */
   get ready(): boolean {
-    return this.core.ready;
+    return this.core.ready && this.host?.healthPending !== true;
   }
 
   /** True while this replica runs workers (always, without leader election). */
@@ -162,14 +165,21 @@ export abstract class FrontEnd<
       externalLeadership: host.gated,
       released: () => host.release(),
     });
-    try {
-      await host.serve();
+    // The health server starts beside the controller, not before it: its probe thread takes ~100 ms to
+    // spawn, which would otherwise delay the first reconcile by as much (/readyz says "not ready" until the
+    // caches sync either way). A server that cannot start still fails start(), and stops the controller.
+    const starting = (async () => {
       const context = { client: core.client, logger: core.logger, signal: this.servicesLifetime.signal };
       for (const service of this.hostedServices) await service.start(context);
       await core.start();
+    })();
+    try {
+      await Promise.all([host.serve(), starting]);
       // The Lease's own renewals must not be fenced; every other write of the controller's client is.
       host.lead(core.client?.unfenced(), () => [core]);
     } catch (err) {
+      await core.stop();
+      await starting.catch(() => undefined);
       await this.stopServices();
       await host.close();
       throw err;

@@ -55,6 +55,11 @@ export class Host {
     return this.health?.url;
   }
 
+  /** True while a configured health server is not listening yet (it starts beside the controllers). */
+  get healthPending(): boolean {
+    return this.options.healthServer !== false && this.health?.url === undefined;
+  }
+
   /** The Lease's write fence once the election runs (undefined without leader election). */
   get fence(): WriteFence | undefined {
     return this.elector?.fence;

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { Controller, createLogger, InvalidConfigError, Operator } from '../../lib/index.js';
 import {
@@ -124,5 +126,52 @@ describe('host: the health server, the live view and the Lease around the engine
         logger: silent,
       }).core.start(),
     ).rejects.toThrow(/are a host's/);
+  });
+
+  it('the health server starts beside the controller: a port in use fails start() and stops the controller, a Controller alone or in an Operator', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const seen: string[] = [];
+      const alone = new Controller<Widget>({
+        name: 'port-taken',
+        kubeConfig: h.kubeConfig,
+        resource: { apiVersion: WIDGET.apiVersion, kind: WIDGET.kind },
+        reconciler: (_ctx, req) => {
+          seen.push(req.key);
+        },
+        healthServer: { host: '127.0.0.1', port },
+        logger: silent,
+      });
+      cleanups.push(() => alone.stop());
+      await expect(alone.start()).rejects.toThrow(/EADDRINUSE|in use/);
+      expect(alone.ready).toBe(false);
+      expect(alone.healthUrl).toBeUndefined();
+      // Stopped, not left running behind the failed start: a new object is not reconciled.
+      await h.client.create(widget('after-failure'));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seen).not.toContain('default/after-failure');
+
+      const inOperator = new Operator({
+        kubeConfig: h.kubeConfig,
+        logger: silent,
+        healthServer: { host: '127.0.0.1', port },
+      });
+      inOperator.addController(
+        new Controller<Widget>({
+          name: 'port-taken-member',
+          kubeConfig: h.kubeConfig,
+          resource: { apiVersion: WIDGET.apiVersion, kind: WIDGET.kind },
+          reconciler: () => undefined,
+          logger: silent,
+        }),
+      );
+      cleanups.push(() => inOperator.stop());
+      await expect(inOperator.start()).rejects.toThrow(/EADDRINUSE|in use/);
+      expect(inOperator.ready).toBe(false);
+    } finally {
+      await new Promise((r) => blocker.close(r));
+    }
   });
 });
