@@ -11,7 +11,12 @@
 // Diagnostics per run (raw numbers and the progress line): the time to sync, event-loop delay (histogram and
 // stalls over 100 ms) and, per probe, the keys waiting at the default priority when its event arrived.
 // Knobs for a short diagnostic run, not for the table: PQ_N (objects), PQ_ORDERS (e.g. "priority"),
-// PQ_PROBES (end each run after that many probes).
+// PQ_PROBES (end each run after that many probes), PQ_WAIT_S (how long a run waits for its probes' passes
+// after the last probe; default 60), PQ_NAMESPACE (use, and keep, this namespace: seeded once, reused by
+// later runs against the same cluster).
+// PQ_STREAM=0: no stream of changes to hot objects — the probe is then the only user change, which is the
+// done-when line's scenario (a user's change cannot, and should not, overtake user changes queued before it
+// at its own priority, so the stream measures something else: no starvation, and the wait behind them).
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import os from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -78,6 +83,9 @@ interface RunFigures {
   /** Per probe: s from start of its write (to tell the early probes, during the sync's aftermath, apart). */
   probeAtS: number[];
   probeAheadAtEvent: number[];
+  /** When the run ended (s from start) and the list keys that had had their first pass by then. */
+  endS: number;
+  firstPassesAtEnd: number;
   load: string;
 }
 
@@ -205,7 +213,8 @@ async function oneRun(
   const syncS = (performance.now() - startedAt) / 1000;
   let streaming = true;
   let streamWrites = 0;
-  const stream = concurrently(Number.MAX_SAFE_INTEGER, STREAM_IN_FLIGHT, async (i) => {
+  const streamOn = process.env.PQ_STREAM !== '0';
+  const stream = concurrently(streamOn ? Number.MAX_SAFE_INTEGER : 0, STREAM_IN_FLIGHT, async (i) => {
     if (!streaming) throw new Error('stop');
     await client.patch({ ...ref, name: name(i % HOT) }, { data: { hot: `${runId}-${i}` } }, 'merge');
     streamWrites += 1;
@@ -224,11 +233,13 @@ async function oneRun(
   }
   streaming = false;
   await stream;
-  const waitUntil = performance.now() + 60_000;
+  const waitUntil = performance.now() + Number(process.env.PQ_WAIT_S ?? 60) * 1000;
   while ([...probes.values()].some((p) => p.seenAt === undefined) && performance.now() < waitUntil) {
     await new Promise((r) => setTimeout(r, 50));
   }
   const load = loadAvg();
+  const endS = (performance.now() - startedAt) / 1000;
+  const firstPassesAtEnd = firstPassed.size;
   clearInterval(ticker);
   histogram.disable();
   await controller.stop();
@@ -256,6 +267,8 @@ async function oneRun(
     loopDelayMaxMs: histogram.max / 1e6,
     probeAtS: all.map((p) => (p.wroteAt - startedAt) / 1000),
     probeAheadAtEvent: all.map((p) => p.aheadAtEvent ?? -1),
+    endS,
+    firstPassesAtEnd,
     load,
   };
 }
@@ -277,10 +290,21 @@ export async function runPriorityQueue(ctx: BenchContext): Promise<WorkloadResul
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(ctx.clusterKubeconfig);
   const client = new ObjectClient({ kubeConfig });
-  const namespace = `pq-${Date.now().toString(36)}`;
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  const kept = process.env.PQ_NAMESPACE;
+  const namespace = kept ?? `pq-${Date.now().toString(36)}`;
+  const seeded =
+    kept !== undefined &&
+    (await client.list({ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace }, { limit: 1 }))
+      .items.length > 0;
+  if (!seeded) {
+    await client
+      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })
+      .catch((e: unknown) => {
+        if (kept === undefined) throw e;
+      });
+  }
   const seedStart = performance.now();
-  await concurrently(n, 64, async (i) => {
+  await concurrently(seeded ? 0 : n, 64, async (i) => {
     await client.create({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -304,14 +328,16 @@ export async function runPriorityQueue(ctx: BenchContext): Promise<WorkloadResul
           )
           .join(
             '; ',
-          )}; stalls > 100 ms in the first 20 s ${JSON.stringify(f.stalls.filter(([at]) => at < 20).map(([at, ms]) => [Number(at.toFixed(1)), Math.round(ms)]))}; load ${f.load}`,
+          )}; ended at ${f.endS.toFixed(1)} s with ${f.firstPassesAtEnd} of ${n} list keys passed; stalls > 100 ms in the first 20 s ${JSON.stringify(f.stalls.filter(([at]) => at < 20).map(([at, ms]) => [Number(at.toFixed(1)), Math.round(ms)]))}; load ${f.load}`,
       );
       figures.push(f);
     }
   }
-  await client
-    .delete({ apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', name: namespace })
-    .catch(() => undefined);
+  if (kept === undefined) {
+    await client
+      .delete({ apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', name: namespace })
+      .catch(() => undefined);
+  }
   client.close();
   const p50 = (values: readonly number[]): string => percentile(values, 50).toFixed(0);
   const rows = figures.map(
