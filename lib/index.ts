@@ -163,6 +163,7 @@ export type { WatchEvent } from './watch/watch-event.js';
 export { WatcherMetrics, WATCH_EVENT_TYPES } from './watch/metrics.js';
 export {
   DEFAULT_LIST_PAGE_SIZE,
+  DEFAULT_REPLACE_CHUNK_SIZE,
   DEFAULT_WATCH_BACKOFF_INITIAL_MS,
   DEFAULT_WATCH_BACKOFF_FACTOR,
   DEFAULT_WATCH_BACKOFF_MAX_MS,

@@ -294,8 +294,12 @@ export async function runPriorityQueue(ctx: BenchContext): Promise<WorkloadResul
   const namespace = kept ?? `pq-${Date.now().toString(36)}`;
   const seeded =
     kept !== undefined &&
-    (await client.list({ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace }, { limit: 1 }))
-      .items.length > 0;
+    (
+      await client.list(
+        { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace },
+        { limit: 1 },
+      )
+    ).items.length > 0;
   if (!seeded) {
     await client
       .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })

@@ -11,6 +11,7 @@ import { WatchBackoff } from './watch-backoff.js';
 import type { WatchEvent } from './watch-event.js';
 import {
   DEFAULT_LIST_PAGE_SIZE,
+  DEFAULT_REPLACE_CHUNK_SIZE,
   DEFAULT_WATCH_CLIENT_GRACE_MS,
   DEFAULT_WATCH_TIMEOUT_RANGE_SECONDS,
   type WatcherOptions,
@@ -312,14 +313,23 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
         throw e;
       }
     }
-    this.replace(items);
+    await this.replace(items, signal);
     this.resourceVersion = listRv;
     this.initialListMode = 'list';
     this.markSynced();
   }
 
-  /** Makes the store equal to `items`, emitting the differences. */
-  private replace(items: T[]): void {
+  /**
+   * Makes the store equal to `items`, emitting the differences: first the arrivals and changes in the list's
+   * order, then the deletions. Yields to the event loop after every {@link WatcherOptions.replaceChunkSize}
+   * objects, so a large list does not block timers, I/O and other watches while it is applied (50,000
+   * objects took 2.4–2.7 s in one piece). Nothing else of this watcher writes the store meanwhile (a
+   * watch-list's later events wait, see {@link watchOnce}); readers may see the list half applied, as
+   * they see any list arrive. Rejects when `signal` aborts between chunks.
+   */
+  private async replace(items: T[], signal: AbortSignal): Promise<void> {
+    const chunk = this.replaceChunkSize;
+    let budget = chunk;
     const seen = new Set<string>();
     for (const obj of items) {
       if (this.strip) stripManagedFields(obj);
@@ -329,6 +339,10 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
       if (old?.metadata?.resourceVersion === obj.metadata?.resourceVersion && old !== undefined) continue;
       this.store.set(obj);
       this.emit(old === undefined ? { type: 'ADDED', object: obj } : { type: 'MODIFIED', object: obj, old });
+      if (--budget === 0) {
+        budget = chunk;
+        await yieldToEventLoop(signal);
+      }
     }
     // Only this watcher's namespace: the watchers of several namespaces share one store.
     const namespace = this.options.resource.namespace;
@@ -337,7 +351,16 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
       if (seen.has(key)) continue;
       const old = this.store.delete(key);
       if (old !== undefined) this.emit({ type: 'DELETED', object: old, old });
+      if (--budget === 0) {
+        budget = chunk;
+        await yieldToEventLoop(signal);
+      }
     }
+  }
+
+  private get replaceChunkSize(): number {
+    const size = this.options.replaceChunkSize ?? DEFAULT_REPLACE_CHUNK_SIZE;
+    return Number.isSafeInteger(size) && size > 0 ? size : DEFAULT_REPLACE_CHUNK_SIZE;
   }
 
   /**
@@ -358,7 +381,16 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     let delivered = false;
     let collecting = initial;
     const items: T[] = [];
+    // While the initial events are applied (in chunks, see replace), the events after the end mark wait
+    // here, then go through handle() in their order; a failure then ends this watch like a failing event.
+    let applying: Promise<void> | undefined;
+    const waiting: [string, T][] = [];
+    let applyFailure: { error: unknown } | undefined;
     const onEvent = (type: string, object: T): void => {
+      if (applying !== undefined) {
+        waiting.push([type, object]);
+        return;
+      }
       if (!collecting) {
         this.handle(type, object);
         return;
@@ -370,11 +402,22 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
         if (object.metadata?.annotations?.[INITIAL_EVENTS_END] !== 'true') return;
         collecting = false;
         this.metrics?.relists.inc({ resource: this.label });
-        this.replace(items.splice(0));
         const rv = object.metadata.resourceVersion;
-        this.resourceVersion = rv !== undefined && rv !== '' ? rv : undefined;
-        this.initialListMode = 'watch-list';
-        this.markSynced();
+        applying = this.replace(items.splice(0), signal)
+          .then(() => {
+            this.resourceVersion = rv !== undefined && rv !== '' ? rv : undefined;
+            this.initialListMode = 'watch-list';
+            this.markSynced();
+            for (const [t, o] of waiting.splice(0)) this.handle(t, o);
+          })
+          .catch((e: unknown) => {
+            waiting.length = 0;
+            applyFailure = { error: e };
+            local.abort();
+          })
+          .finally(() => {
+            applying = undefined;
+          });
       } else this.handle(type, object); // ERROR throws; nothing else comes before the end mark
     };
     try {
@@ -403,6 +446,8 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     } finally {
       clearTimeout(deadline);
     }
+    await applying;
+    if (applyFailure !== undefined) throw applyFailure.error;
     if (collecting && !isAborted(signal)) {
       throw new WatchListIncomplete(
         `the watch-list stream ended after ${String(items.length)} initial events without the ${INITIAL_EVENTS_END} bookmark`,
@@ -472,6 +517,12 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
       }
     }
   }
+}
+
+/** Lets timers and I/O run (setImmediate: after pending I/O callbacks); rejects once `signal` aborted. */
+async function yieldToEventLoop(signal: AbortSignal): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  signal.throwIfAborted();
 }
 
 /** Reads `signal.aborted` afresh (it changes across awaits; TypeScript narrows it as if it could not). */
