@@ -322,7 +322,14 @@ export async function runPriorityQueue(ctx: BenchContext): Promise<WorkloadResul
   const figures: RunFigures[] = [];
   for (let r = 0; r < runs; r++) {
     for (const order of (process.env.PQ_ORDERS ?? 'priority,fifo').split(',') as WorkQueueOrder[]) {
-      const f = await oneRun(kubeConfig, client, namespace, n, order, `${order}-${r}`);
+      const f = await oneRun(
+        kubeConfig,
+        client,
+        namespace,
+        n,
+        order,
+        `${order}-${r}-${Date.now().toString(36)}`,
+      );
       progress(
         `workload 14 ${order}: probe p50 ${percentile(f.probeLatencyMs, 50).toFixed(0)} ms, max ${Math.max(...f.probeLatencyMs).toFixed(0)} ms; list in ${f.listCompletedS.toFixed(1)} s after ${f.passesByListEnd} passes; synced in ${f.syncS.toFixed(2)} s; loop delay p99 ${f.loopDelayP99Ms.toFixed(0)} ms, max ${f.loopDelayMaxMs.toFixed(0)} ms; first probes (at s: ms total/event/queue, default-priority keys ahead) ${f.probeLatencyMs
           .slice(0, 4)
