@@ -44,6 +44,7 @@ interface ConfigMap {
 
 interface Probe {
   value: string;
+  /** When the write was sent. */
   wroteAt: number;
   /** When the operator's watch delivered the probe's change (its predicate saw it). */
   eventAt?: number;
@@ -228,8 +229,10 @@ async function oneRun(
     const target = name(probeIndex--);
     const entry: Probe = { value: `${runId}-${probeIndex}`, wroteAt: 0 };
     probes.set(target, entry);
-    await client.patch({ ...ref, name: target }, { data: { probe: entry.value } }, 'merge');
+    // From when the write is sent (its round trip included): under load the event and the pass can come
+    // before the client has the write's answer, and a time taken from the answer would then read 0.
     entry.wroteAt = performance.now();
+    await client.patch({ ...ref, name: target }, { data: { probe: entry.value } }, 'merge');
   }
   streaming = false;
   await stream;
@@ -244,7 +247,7 @@ async function oneRun(
   histogram.disable();
   await controller.stop();
   const all = [...probes.values()];
-  // A pass or an event can come before the write's answer: clamp at 0.
+  // Times start when the write is sent, so none is negative; clamped all the same.
   const since = (from: number, to: number | undefined): number =>
     to === undefined ? Number.POSITIVE_INFINITY : Math.max(0, to - from);
   return {
