@@ -9,7 +9,7 @@ import { beginPlanLoading, isStartDuringPlanError } from '../engine/plan-loading
 import { loadKubeConfig } from '../kube/kube-config.js';
 import { Operator } from '../operator/operator.js';
 import { plan, type Plan, type Plannable } from '../plan/plan.js';
-import { apiServerHost, installHttpGuard, type GuardScope } from '../plan/http-guard.js';
+import { apiServerHost, installHttpGuard, refusedOtherHost, type GuardScope } from '../plan/http-guard.js';
 import { startDryRunProxy, type DryRunProxyThread, type RefusedWrite } from '../plan/dry-run-proxy.js';
 import { renderDiff } from '../plan/render-diff.js';
 import type { CommandIo } from './apiserver-command.js';
@@ -140,9 +140,10 @@ export async function runPlanCommand(argv: readonly string[], io: PlanIo): Promi
   }
   let proxyRefused: RefusedWrite[] = [];
   // In this process also: a mutating request that is not a dry-run write to the API server (the proxy)
-  // is refused before it is sent, also outside the plan proper (an entry that starts its operator on import).
+  // is refused before it is sent, also outside the plan proper (an entry that starts its operator on import),
+  // and so is every request or connection to another host (a GET with side effects, http2, a socket).
   const outside: GuardScope = { apiServer: apiServerOf(), refused: [] };
-  const uninstall = installHttpGuard(outside);
+  const uninstall = installHttpGuard(outside, { refuseOtherHosts: true });
   let target: Plannable | undefined;
   try {
     const code = await planEntry(path, args, io, (t) => (target = t));
@@ -151,7 +152,11 @@ export async function runPlanCommand(argv: readonly string[], io: PlanIo): Promi
     return outside.refused.length > 0 || proxyRefused.length > 0 ? 1 : code;
   } finally {
     if (proxy !== undefined) proxyRefused = await proxy.close();
-    if (outside.refused.length > 0) {
+    if (refusedOtherHost(outside.refused)) {
+      io.stderr(
+        `reconcilekit plan: refused ${outside.refused.length} request(s) made outside the plan's objects, e.g. ${outside.refused[0] ?? ''} — nothing was sent. A plan reaches only the API server, with reads and dry-run writes (see docs/plan.md)\n`,
+      );
+    } else if (outside.refused.length > 0) {
       io.stderr(
         `reconcilekit plan: refused ${outside.refused.length} write(s) made outside the plan, e.g. ${outside.refused[0] ?? ''} — nothing was sent. Does ${path} start its operator when imported? Start it only when it is the main module (see docs/plan.md)\n`,
       );

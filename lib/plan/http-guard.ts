@@ -3,7 +3,8 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { NotPlannableError } from './planning-client.js';
 import type * as http from 'node:http';
 import type * as https from 'node:https';
-import { nodeHttp, nodeHttps } from '../util/node-http.js';
+import type * as net from 'node:net';
+import { nodeHttp, nodeHttps, nodeNet } from '../util/node-http.js';
 
 /**
  * What the guard knows about the object being planned: the API server (the only host a dry-run write may
@@ -22,6 +23,20 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const scope = new AsyncLocalStorage<GuardScope>();
 /** Where requests made outside any planned object's pass are checked, while a command-wide guard is on. */
 let outside: GuardScope | undefined;
+/**
+ * While set (`reconcilekit plan`), every request and every connection to a host other than the API server
+ * is refused, whatever its method or protocol: a GET with side effects or an `http2` session elsewhere is a
+ * change the plan cannot see.
+ */
+let otherHostsRefused = false;
+
+/** How a refused request to a host other than the API server starts (`CONNECT host:port`, `GET http://…`). */
+export const OTHER_HOST_REFUSAL = 'another host than the API server';
+
+/** True when a scope's refusals include a request to another host (not only writes to the API server). */
+export function refusedOtherHost(refused: readonly string[]): boolean {
+  return refused.some((r) => r.endsWith(`(${OTHER_HOST_REFUSAL})`));
+}
 
 function current(): GuardScope | undefined {
   return scope.getStore() ?? outside;
@@ -101,9 +116,16 @@ function check(method: string | undefined, url: URL): void {
   const s = current();
   if (s === undefined) return;
   const m = (method ?? 'GET').toUpperCase();
-  if (!MUTATING.has(m)) return;
-  if (hostOf(url) === s.apiServer && url.searchParams.getAll('dryRun').includes('All')) return;
+  const other = hostOf(url) !== s.apiServer;
+  if (!MUTATING.has(m) && !(other && otherHostsRefused)) return;
+  if (!other && url.searchParams.getAll('dryRun').includes('All')) return;
   const what = `${m} ${url.origin}${url.pathname}`;
+  if (!MUTATING.has(m)) {
+    s.refused.push(`${what} (${OTHER_HOST_REFUSAL})`);
+    throw new NotPlannableError(
+      `${what}: a request to ${OTHER_HOST_REFUSAL} was refused (a plan reads the cluster only)`,
+    );
+  }
   s.refused.push(what);
   throw new NotPlannableError(
     hostOf(url) === s.apiServer
@@ -200,6 +222,48 @@ function guardFetch(original: typeof fetch): typeof fetch {
   };
 }
 
+type ConnectFn = (this: net.Socket, ...args: unknown[]) => net.Socket;
+let originalConnect: ConnectFn | undefined;
+
+/** `host:port` (or `unix:path`) of a `Socket#connect(...)` call, in any of its argument forms. */
+function connectTarget(args: unknown[]): string {
+  // net.connect() hands the socket its arguments already normalized, as one array.
+  const first: unknown = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
+  if (typeof first === 'object' && first !== null) {
+    const o = first as { path?: unknown; host?: unknown; port?: unknown };
+    if (typeof o.path === 'string') return `unix:${o.path}`;
+    return `${bare(typeof o.host === 'string' ? o.host : 'localhost')}:${String(o.port)}`;
+  }
+  if (typeof first === 'string' && !/^\d+$/.test(first)) return `unix:${first}`;
+  return `${bare(typeof args[1] === 'string' ? args[1] : 'localhost')}:${String(first)}`;
+}
+
+function bare(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+/**
+ * Every TCP, TLS and IPC connection this thread opens goes through `Socket#connect` (node:http, undici and
+ * `fetch`, `http2.connect`, `net.connect`, `tls.connect`): while other hosts are refused, one to anything
+ * but the API server is refused before it is opened (no DNS lookup, no byte sent). The socket fails as a
+ * refused connection does, on the next tick, so the caller's error handling sees it.
+ */
+function guardConnect(original: ConnectFn): ConnectFn {
+  return function guardedConnect(this: net.Socket, ...args: unknown[]): net.Socket {
+    const s = current();
+    if (s === undefined || !otherHostsRefused) return original.apply(this, args);
+    const target = connectTarget(args);
+    if (target === s.apiServer.replace(/[[\]]/g, '')) return original.apply(this, args);
+    const what = `CONNECT ${target}`;
+    s.refused.push(`${what} (${OTHER_HOST_REFUSAL})`);
+    const err = new NotPlannableError(
+      `${what}: a connection to ${OTHER_HOST_REFUSAL} (http2, a socket, …) was refused before it was opened`,
+    );
+    process.nextTick(() => this.destroy(err));
+    return this;
+  };
+}
+
 /** The built-in modules' objects, whose `request` the guard replaces (`syncBuiltinESMExports` shows it to ES imports). */
 const patchable = {
   http: nodeHttp as { request: typeof http.request },
@@ -213,9 +277,21 @@ const patchable = {
  * With `everywhere`, requests outside any planned object's pass are checked too and their refusals
  * recorded there (`reconcilekit plan`: an entry module that starts its operator on import writes nothing).
  */
-export function installHttpGuard(everywhere?: GuardScope): () => void {
+export function installHttpGuard(
+  everywhere?: GuardScope,
+  options: { readonly refuseOtherHosts?: boolean } = {},
+): () => void {
   const previous = outside;
+  const previousOtherHosts = otherHostsRefused;
   if (everywhere !== undefined) outside = everywhere;
+  if (options.refuseOtherHosts === true) {
+    otherHostsRefused = true;
+    if (originalConnect === undefined) {
+      const proto = nodeNet.Socket.prototype as unknown as { connect: ConnectFn };
+      originalConnect = proto.connect;
+      proto.connect = guardConnect(originalConnect);
+    }
+  }
   if (installed === 0) {
     originals = { http: patchable.http.request, https: patchable.https.request, fetch: globalThis.fetch };
     patchable.http.request = guardRequest(originals.http, 'http:');
@@ -234,6 +310,13 @@ export function installHttpGuard(everywhere?: GuardScope): () => void {
     if (done) return;
     done = true;
     if (everywhere !== undefined) outside = previous;
+    if (options.refuseOtherHosts === true) {
+      otherHostsRefused = previousOtherHosts;
+      if (!otherHostsRefused && originalConnect !== undefined) {
+        (nodeNet.Socket.prototype as unknown as { connect: ConnectFn }).connect = originalConnect;
+        originalConnect = undefined;
+      }
+    }
     installed--;
     if (installed === 0 && originals !== undefined) {
       patchable.http.request = originals.http;

@@ -17,7 +17,7 @@ import { objectKey, Store } from '../watch/store.js';
 import { groupKind } from '../engine/source-set.js';
 import { dryRunClient, type DryRunWrite } from './dry-run-client.js';
 import { fieldDiff } from './field-diff.js';
-import { currentScope, withinScope, type GuardScope } from './http-guard.js';
+import { currentScope, refusedOtherHost, withinScope, type GuardScope } from './http-guard.js';
 import { NotPlannableError } from './planning-client.js';
 import type { PlannedObject, PlannedPart, PlannedResource } from './plan.js';
 
@@ -255,7 +255,9 @@ export async function planObjectPass<Obj extends KubernetesObject>(
       resource: scope.refused.join(', '),
       path: deleting ? 'delete' : 'update',
       parts: [],
-      notPlannable: 'the reconciler wrote outside the planning client (refused, nothing was sent)',
+      notPlannable: refusedOtherHost(scope.refused)
+        ? 'the reconciler reached for another host than the API server (refused, nothing was sent)'
+        : 'the reconciler wrote outside the planning client (refused, nothing was sent)',
     });
   }
   return planned;

@@ -16,7 +16,13 @@ import { CRUDResource } from '../crud/resource/crud-resource.js';
 import { PATCH_PARTS, type Patch, type PatchPart } from '../crud/resource/patch.js';
 import { dryRunClient } from './dry-run-client.js';
 import { fieldDiff, type FieldChange } from './field-diff.js';
-import { apiServerHost, installHttpGuard, withinScope, type GuardScope } from './http-guard.js';
+import {
+  apiServerHost,
+  installHttpGuard,
+  refusedOtherHost,
+  withinScope,
+  type GuardScope,
+} from './http-guard.js';
 import {
   inParallel,
   listWatched,
@@ -347,7 +353,9 @@ async function planFramework<Obj extends KubernetesObject>(
         resource: scope.refused.join(', '),
         path: obj.metadata?.deletionTimestamp === undefined ? 'update' : 'delete',
         parts: [],
-        notPlannable: 'a step wrote outside the planning client (refused, nothing was sent)',
+        notPlannable: refusedOtherHost(scope.refused)
+          ? 'a step reached for another host than the API server (refused, nothing was sent)'
+          : 'a step wrote outside the planning client (refused, nothing was sent)',
       });
     }
     return planned;

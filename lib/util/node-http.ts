@@ -13,3 +13,5 @@ export const nodeHttp = requireBuiltin('node:http') as typeof import('node:http'
 export const nodeHttps = requireBuiltin('node:https') as typeof import('node:https');
 /** `node:tls` (already loaded by `node:https`), through `require` like the two above. */
 export const nodeTls = requireBuiltin('node:tls') as typeof import('node:tls');
+/** `node:net`, through `require` like the ones above (the plan command's connection guard patches its Socket). */
+export const nodeNet = requireBuiltin('node:net') as typeof import('node:net');

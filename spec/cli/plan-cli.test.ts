@@ -2,6 +2,9 @@
 // file for the embedded API server; exit code 0 / 2 / 1 and clear messages for bad entries.
 import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createHttp2Server } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { startTestEnvironment, type TestEnvironment } from 'reconcilekit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -341,6 +344,108 @@ export const framework = new Framework({
       ).rejects.toThrow();
     }
     expect(await versions()).toEqual(before);
+  }, 60_000);
+
+  it('requests to another host (http2, a GET, fetch, a raw socket; in a pass or on import) are refused before a connection opens: exit 1 naming each object, 0 requests arrive', async () => {
+    const kc = join(dir, 'kubeconfig');
+    const hostsNs = await env.createNamespace('plancli-hosts');
+    // The other host: a plain HTTP/1.1 server and an h2c server, each counting the connections it accepts.
+    let connections = 0;
+    const side = createServer((_req, res) => res.end('side effect done'));
+    const sideH2 = createHttp2Server((_req, res) => res.end('side effect done'));
+    side.on('connection', () => connections++);
+    sideH2.on('connection', () => connections++);
+    await new Promise<void>((r) => side.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => sideH2.listen(0, '127.0.0.1', r));
+    const port = (side.address() as AddressInfo).port;
+    const h2Port = (sideH2.address() as AddressInfo).port;
+    try {
+      const entryPath = entry(
+        'other-hosts.mjs',
+        `import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { CRUDResource, Framework, ResourceSet } from 'reconcilekit';
+import { greetingConfigMap } from '${join(root, 'dist/examples/greeting-operator/greeting-configmap.js')}';
+const target = 'http://127.0.0.1:${port}/side-effect';
+const bounded = (p) => Promise.race([p, new Promise((r) => setTimeout(r, 5000))]);
+const reach = {
+  'side-h2': () => new Promise((r) => {
+    const session = http2.connect('http://127.0.0.1:${h2Port}');
+    session.on('error', r);
+    const req = session.request({ ':method': 'GET', ':path': '/side-effect' });
+    req.on('error', r);
+    req.on('response', () => { session.close(); r(); });
+    req.end();
+  }),
+  'side-get': () => new Promise((r) => {
+    try { http.get(target, (res) => { res.resume(); res.on('end', r); }).on('error', r); } catch { r(); }
+  }),
+  'side-fetch': () => fetch(target).then((res) => res.text()).catch(() => undefined),
+  'side-socket': () => new Promise((r) => {
+    const socket = net.connect(${port}, '127.0.0.1', () => socket.end('GET /side-effect HTTP/1.1\\r\\nhost: x\\r\\nconnection: close\\r\\n\\r\\n'));
+    socket.on('error', r);
+    socket.on('close', r);
+  }),
+};
+// On import, outside any object's pass.
+await bounded(fetch(target + '?on-import').catch(() => undefined));
+const ops = {
+  ...greetingConfigMap,
+  async getDesiredState(ctx, greeting) {
+    await bounded(reach[greeting.metadata.name]?.() ?? Promise.resolve());
+    return greetingConfigMap.getDesiredState(ctx, greeting);
+  },
+};
+export const framework = new Framework({
+  name: 'greeting-operator',
+  resource: { apiVersion: 'example.com/v1', kind: 'Greeting', plural: 'greetings' },
+  resourceSets: [new ResourceSet({ resources: [new CRUDResource({ ops })] })],
+});
+`,
+      );
+      const names = ['side-h2', 'side-get', 'side-fetch', 'side-socket'];
+      for (const name of names) {
+        await env.client.create({
+          apiVersion: 'example.com/v1',
+          kind: 'Greeting',
+          metadata: { name, namespace: hostsNs },
+          spec: { message: name },
+        } as never);
+      }
+      const result = await run(entryPath, '--kubeconfig', kc, '-n', hostsNs);
+      expect(result.code, result.stderr).toBe(1);
+      const refused = {
+        'side-h2': `CONNECT 127\\.0\\.0\\.1:${h2Port}`,
+        // http.get calls node:http's own request binding, not the guarded property: the socket is refused.
+        'side-get': `CONNECT 127\\.0\\.0\\.1:${port}`,
+        'side-fetch': `GET http://127\\.0\\.0\\.1:${port}/side-effect`,
+        'side-socket': `CONNECT 127\\.0\\.0\\.1:${port}`,
+      };
+      for (const name of names) {
+        expect(result.stdout).toMatch(
+          new RegExp(
+            `${hostsNs}/${name}\\s+0\\s+${refused[name as keyof typeof refused]} \\(another host than the API server\\).*not plannable: a step reached for another host than the API server`,
+          ),
+        );
+      }
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `refused 1 request\\(s\\) made outside the plan's objects, e\\.g\\. GET http://127\\.0\\.0\\.1:${port}/side-effect`,
+        ),
+      );
+      expect(connections).toBe(0);
+      const cms = await env.client.list({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        plural: 'configmaps',
+        namespace: hostsNs,
+      });
+      expect(cms.items).toHaveLength(0);
+    } finally {
+      side.close();
+      sideH2.close();
+    }
   }, 60_000);
 
   it('says what is wrong with a missing entry, one without a Framework, one with a syntax error; exit 1', async () => {
