@@ -8,6 +8,7 @@ import { PassRunner, type FinalizerOps } from '../engine/pass-runner.js';
 import { RemovedFinalizerMemory } from '../engine/removed-finalizer-memory.js';
 import { errorMessage } from '../errors/error-message.js';
 import type { InformerController } from '../informer-controller/informer-controller.js';
+import { isTooManyRequests, retryAfterMs } from '../kube/api-error.js';
 import type { ListOptions, ObjectClient } from '../kube/object-client.js';
 import type { ResourceRef } from '../kube/resource-ref.js';
 import type { BackOffFactory } from '../util/backoff.js';
@@ -346,11 +347,35 @@ export async function listWatched<T extends KubernetesObject = KubernetesObject>
   opts: ListOptions,
 ): Promise<T[]> {
   const { namespace: _one, namespaces: _several, ...kind } = ref;
-  if (namespaces === undefined) return (await client.list<T>(kind, opts)).items;
+  if (namespaces === undefined) return (await listThrottled(client, kind, opts)).items as T[];
   const items: T[] = [];
   for (const namespace of namespaces)
-    items.push(...(await client.list<T>({ ...kind, namespace }, opts)).items);
+    items.push(...((await listThrottled(client, { ...kind, namespace }, opts)).items as T[]));
   return items;
+}
+
+/** How often a plan's list is tried when the API server answers 429 (client-go retries such answers too). */
+const LIST_TRIES = 6;
+
+/**
+ * A list that waits out a 429 — kube-apiserver answers "storage is (re)initializing" for a kind whose
+ * CRD was just established, and its priority and fairness throttles — as the running controller's
+ * informers would: the server's `Retry-After` (at most 5 s, 1 s without one), {@link LIST_TRIES} tries.
+ */
+async function listThrottled(
+  client: ObjectClient,
+  ref: ResourceRef,
+  opts: ListOptions,
+): Promise<{ items: KubernetesObject[] }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.list(ref, opts);
+    } catch (err) {
+      if (!isTooManyRequests(err) || attempt >= LIST_TRIES || opts.signal?.aborted === true) throw err;
+      const wait = Math.min(retryAfterMs(err) ?? 1_000, 5_000);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
 }
 
 /**

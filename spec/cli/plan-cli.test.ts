@@ -1,5 +1,6 @@
 // `reconcilekit plan` as a user runs it: the built CLI, an entry module exporting its Framework, a kubeconfig
-// file for the embedded API server; exit code 0 / 2 / 1 and clear messages for bad entries.
+// file for the embedded API server (and kube-apiserver under `make test-real`: the dry-run proxy's cases);
+// exit code 0 / 2 / 1 and clear messages for bad entries.
 import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -8,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { startTestEnvironment, type TestEnvironment } from 'reconcilekit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REAL_BACKEND } from '../real/real-backend.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const dir = join(root, `spec/cli/.tmp-plan-${process.pid}`);
@@ -130,11 +132,14 @@ describe('reconcilekit plan', () => {
     expect(cms.items).toHaveLength(0);
   }, 120_000);
 
-  it('an object whose getDesiredState throws: its error named, the others planned, exit 1, nothing applied', async () => {
-    const kc = join(dir, 'kubeconfig');
-    const entryPath = entry(
-      'throws.mjs',
-      `import { CRUDResource, Framework, ResourceSet } from 'reconcilekit';
+  // Not on kube-apiserver (`make test-real` runs the proxy's cases only): nothing here depends on the backend.
+  it.skipIf(REAL_BACKEND)(
+    'an object whose getDesiredState throws: its error named, the others planned, exit 1, nothing applied',
+    async () => {
+      const kc = join(dir, 'kubeconfig');
+      const entryPath = entry(
+        'throws.mjs',
+        `import { CRUDResource, Framework, ResourceSet } from 'reconcilekit';
 import { greetingConfigMap } from '${join(root, 'dist/examples/greeting-operator/greeting-configmap.js')}';
 const throwing = {
   ...greetingConfigMap,
@@ -149,29 +154,34 @@ export const framework = new Framework({
   resourceSets: [new ResourceSet({ resources: [new CRUDResource({ ops: throwing })] })],
 });
 `,
-    );
-    await env.client.create({
-      apiVersion: 'example.com/v1',
-      kind: 'Greeting',
-      metadata: { name: 'bad', namespace: ns },
-      spec: { message: 'bad' },
-    } as never);
-    const before = await versions();
-    const result = await run(entryPath, '--kubeconfig', kc, '-n', ns);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(
-      new RegExp(
-        `${ns}/bad\\s+0\\s+error: resource "greeting-configmap" getDesiredState: spec\\.message of bad cannot be rendered`,
-      ),
-    );
-    expect(result.stdout).toMatch(new RegExp(`${ns}/hello\\s+0\\s+greeting-configmap\\s+1\\s+0\\s+0`));
-    expect(result.stdout).toContain('Plan: 1 change(s) over 2 object(s), 1 with errors.');
-    expect(await versions()).toEqual(before);
-  }, 60_000);
+      );
+      await env.client.create({
+        apiVersion: 'example.com/v1',
+        kind: 'Greeting',
+        metadata: { name: 'bad', namespace: ns },
+        spec: { message: 'bad' },
+      } as never);
+      const before = await versions();
+      const result = await run(entryPath, '--kubeconfig', kc, '-n', ns);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `${ns}/bad\\s+0\\s+error: resource "greeting-configmap" getDesiredState: spec\\.message of bad cannot be rendered`,
+        ),
+      );
+      expect(result.stdout).toMatch(new RegExp(`${ns}/hello\\s+0\\s+greeting-configmap\\s+1\\s+0\\s+0`));
+      expect(result.stdout).toContain('Plan: 1 change(s) over 2 object(s), 1 with errors.');
+      expect(await versions()).toEqual(before);
+    },
+    60_000,
+  );
 
-  it('an entry that starts its operator on import: nothing started, one message, exit 1, nothing applied', async () => {
-    const kc = join(dir, 'kubeconfig');
-    const framework = `import { CRUDResource, Framework, ResourceSet, runUntilSignal, silentLogger } from 'reconcilekit';
+  // Not on kube-apiserver (`make test-real` runs the proxy's cases only): nothing here depends on the backend.
+  it.skipIf(REAL_BACKEND)(
+    'an entry that starts its operator on import: nothing started, one message, exit 1, nothing applied',
+    async () => {
+      const kc = join(dir, 'kubeconfig');
+      const framework = `import { CRUDResource, Framework, ResourceSet, runUntilSignal, silentLogger } from 'reconcilekit';
 import { greetingConfigMap } from '${join(root, 'dist/examples/greeting-operator/greeting-configmap.js')}';
 const framework = new Framework({
   name: 'greeting-operator',
@@ -180,48 +190,50 @@ const framework = new Framework({
   logger: silentLogger(),
 });
 `;
-    const before = await versions();
-    // getting-started's main.ts: no export, runUntilSignal at top level (it waited for a signal forever).
-    const main = await run(
-      entry('main.mjs', `${framework}await runUntilSignal(framework);\n`),
-      '--kubeconfig',
-      kc,
-      '-n',
-      ns,
-    );
-    // Exported, and started whenever imported.
-    const exported = await run(
-      entry('starts.mjs', `${framework}export { framework };\nawait framework.start();\n`),
-      '--kubeconfig',
-      kc,
-      '-n',
-      ns,
-    );
-    // A start() nobody awaits, inside an Operator.
-    const floating = await run(
-      entry(
-        'floating.mjs',
-        `${framework}import { Operator } from 'reconcilekit';\nconst operator = new Operator({ logger: silentLogger() });\noperator.addController(framework);\nvoid operator.start();\n`,
-      ),
-      '--kubeconfig',
-      kc,
-      '-n',
-      ns,
-    );
-    for (const [result, called] of [
-      [main, 'runUntilSignal()'],
-      [exported, 'framework "greeting-operator".start()'],
-      [floating, 'Operator.start()'],
-    ] as const) {
-      expect(result.code).toBe(1);
-      expect(result.stdout).toBe('');
-      // One line: no stack trace, no log of refused writes.
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
-      expect(result.stderr).toContain(`starts its operator when imported (it called ${called})`);
-      expect(result.stderr).toMatch(/start it only when the module is the main module/);
-    }
-    expect(await versions()).toEqual(before);
-  }, 60_000);
+      const before = await versions();
+      // getting-started's main.ts: no export, runUntilSignal at top level (it waited for a signal forever).
+      const main = await run(
+        entry('main.mjs', `${framework}await runUntilSignal(framework);\n`),
+        '--kubeconfig',
+        kc,
+        '-n',
+        ns,
+      );
+      // Exported, and started whenever imported.
+      const exported = await run(
+        entry('starts.mjs', `${framework}export { framework };\nawait framework.start();\n`),
+        '--kubeconfig',
+        kc,
+        '-n',
+        ns,
+      );
+      // A start() nobody awaits, inside an Operator.
+      const floating = await run(
+        entry(
+          'floating.mjs',
+          `${framework}import { Operator } from 'reconcilekit';\nconst operator = new Operator({ logger: silentLogger() });\noperator.addController(framework);\nvoid operator.start();\n`,
+        ),
+        '--kubeconfig',
+        kc,
+        '-n',
+        ns,
+      );
+      for (const [result, called] of [
+        [main, 'runUntilSignal()'],
+        [exported, 'framework "greeting-operator".start()'],
+        [floating, 'Operator.start()'],
+      ] as const) {
+        expect(result.code).toBe(1);
+        expect(result.stdout).toBe('');
+        // One line: no stack trace, no log of refused writes.
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stderr).toContain(`starts its operator when imported (it called ${called})`);
+        expect(result.stderr).toMatch(/start it only when the module is the main module/);
+      }
+      expect(await versions()).toEqual(before);
+    },
+    60_000,
+  );
 
   it('refuses a write an entry makes on import outside the plan, says so, exit 1', async () => {
     const kc = join(dir, 'kubeconfig');
@@ -448,24 +460,31 @@ export const framework = new Framework({
     }
   }, 60_000);
 
-  it('says what is wrong with a missing entry, one without a Framework, one with a syntax error; exit 1', async () => {
-    const missing = await run(join(dir, 'nope.mjs'));
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/nope\.mjs does not exist/);
-    const none = await run(entry('none.mjs', 'export const x = 1;\n'));
-    expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/exports no Operator, Framework or Controller: add `export const operator/);
-    const broken = await run(entry('broken.mjs', 'export const = ;\n'));
-    expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/loading .*broken\.mjs failed/);
-    const wrongDefault = await run(entry('wrong-default.mjs', 'export default { start() {}, stop() {} };\n'));
-    expect(wrongDefault.code).toBe(1);
-    expect(wrongDefault.stderr).toMatch(/exports no Operator, Framework or Controller/);
-    const throwsOnImport = await run(entry('throws-on-import.mjs', "throw new Error('no config');\n"));
-    expect(throwsOnImport.code).toBe(1);
-    expect(throwsOnImport.stderr).toMatch(/loading .*throws-on-import\.mjs failed: no config/);
-    const badOutput = await run(join(dir, 'operator.mjs'), '-o', 'yaml');
-    expect(badOutput.code).toBe(1);
-    expect(badOutput.stderr).toMatch(/-o must be table, json or diff/);
-  }, 60_000);
+  // Not on kube-apiserver (`make test-real` runs the proxy's cases only): nothing here depends on the backend.
+  it.skipIf(REAL_BACKEND)(
+    'says what is wrong with a missing entry, one without a Framework, one with a syntax error; exit 1',
+    async () => {
+      const missing = await run(join(dir, 'nope.mjs'));
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(/nope\.mjs does not exist/);
+      const none = await run(entry('none.mjs', 'export const x = 1;\n'));
+      expect(none.code).toBe(1);
+      expect(none.stderr).toMatch(/exports no Operator, Framework or Controller: add `export const operator/);
+      const broken = await run(entry('broken.mjs', 'export const = ;\n'));
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toMatch(/loading .*broken\.mjs failed/);
+      const wrongDefault = await run(
+        entry('wrong-default.mjs', 'export default { start() {}, stop() {} };\n'),
+      );
+      expect(wrongDefault.code).toBe(1);
+      expect(wrongDefault.stderr).toMatch(/exports no Operator, Framework or Controller/);
+      const throwsOnImport = await run(entry('throws-on-import.mjs', "throw new Error('no config');\n"));
+      expect(throwsOnImport.code).toBe(1);
+      expect(throwsOnImport.stderr).toMatch(/loading .*throws-on-import\.mjs failed: no config/);
+      const badOutput = await run(join(dir, 'operator.mjs'), '-o', 'yaml');
+      expect(badOutput.code).toBe(1);
+      expect(badOutput.stderr).toMatch(/-o must be table, json or diff/);
+    },
+    60_000,
+  );
 });
