@@ -29,6 +29,7 @@ const WORKLOADS: Record<number, () => Promise<(ctx: BenchContext) => Promise<Wor
   14: async () => (await import('./workloads/priority-queue.js')).runPriorityQueue,
   15: async () => (await import('./workloads/field-index.js')).runFieldIndex,
   16: async () => (await import('./workloads/admission.js')).runAdmission,
+  17: async () => (await import('./workloads/sharded-memory.js')).runShardedMemory,
 };
 
 /** The machine a run happened on, for the report. */

@@ -1,8 +1,9 @@
 // Child process: runs one operator under test.
 // argv: <system> <kubeconfig> <namespace> <workers>
-// Messages out: {type:'loaded', atMs, spawnedAtMs?} once the modules are imported (Unix ms; spawnedAtMs when the
+// Messages out: {type:'loaded', atMs, rssKiB, spawnedAtMs?} once the modules are imported (Unix ms; spawnedAtMs when the
 // system runs in a process of its own); {type:'start', atMs} once start() resolved; {type:'count', calls, errors,
-// cpuMs, maxRssKiB, rssKiB, firstCallAtMs, loadedAtMs} when asked (cpuMs: user + system CPU of the operator's
+// cpuMs, maxRssKiB, rssKiB, memory
+// (process.memoryUsage()), firstCallAtMs, loadedAtMs} when asked (cpuMs: user + system CPU of the operator's
 // process so far). In: 'start', 'count', 'stop'. With RECONCILEKIT_BENCH_AUTOSTART=1 the operator starts as
 // soon as it is loaded (the clock from process spawn), and 'start' only answers once it has.
 import { cpuMs, onDriverMessage, reply } from '../lib/child.js';
@@ -46,6 +47,7 @@ const loadedAtMs = now();
 reply({
   type: 'loaded',
   atMs: loadedAtMs,
+  rssKiB: process.memoryUsage.rss() / 1024,
   ...(operator.spawnedAtMs === undefined ? {} : { spawnedAtMs: operator.spawnedAtMs }),
 });
 // Autostart: the operator starts now; a later 'start' waits for it.
@@ -67,6 +69,7 @@ onDriverMessage(async (message) => {
           cpuMs: cpuMs(),
           maxRssKiB: process.resourceUsage().maxRSS,
           rssKiB: process.memoryUsage.rss() / 1024,
+          memory: process.memoryUsage(),
           firstCallAtMs: operator.firstCallAtMs?.() ?? 0,
           loadedAtMs,
         });

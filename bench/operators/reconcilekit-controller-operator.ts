@@ -2,6 +2,11 @@
 // ConfigMaps, with one function — read the Website's ConfigMap from the cache, create or replace it when
 // its data differs, merge-patch status.observedGeneration when it lags. Same engine, same client and cache
 // as the Framework row (reconcilekit-operator.ts); no finalizer (the peers add none).
+// With RECONCILEKIT_BENCH_SHARD=<identity> (workload 17) the same controller runs sharded: the `sharding`
+// option (Leases in the run's namespace, this identity), children following their owner's shard. With
+// RECONCILEKIT_BENCH_DEFAULT_KUBECONFIG=1 (workload 17, both layouts) it passes no `kubeConfig` and the engine
+// finds KUBECONFIG itself, as the README's operator does: `loadKubeConfig()` returns client-node's KubeConfig,
+// whose import alone (client-node, undici, ws) adds ~70 MiB of RSS that would sit under every replica alike.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { Controller, cacheKey, clientKey, loadKubeConfig, silentLogger } from 'reconcilekit';
@@ -25,9 +30,10 @@ export function reconcilekitControllerOperator(options: BenchOperatorOptions): B
   process.env.KUBECONFIG = options.kubeconfigPath;
   let calls = 0;
   const registry = new Registry();
+  const shard = process.env.RECONCILEKIT_BENCH_SHARD;
   const controller = new Controller<Site>({
     name: 'bench-websites-controller',
-    kubeConfig: loadKubeConfig(),
+    ...(process.env.RECONCILEKIT_BENCH_DEFAULT_KUBECONFIG === '1' ? {} : { kubeConfig: loadKubeConfig() }),
     resource: {
       apiVersion: WEBSITE_API_VERSION,
       kind: WEBSITE_KIND,
@@ -36,6 +42,9 @@ export function reconcilekitControllerOperator(options: BenchOperatorOptions): B
     },
     owns: [{ apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: options.namespace }],
     workers: options.workers,
+    ...(shard === undefined || shard === ''
+      ? {}
+      : { sharding: { leaseNamespace: options.namespace, identity: shard } }),
     logger: silentLogger(),
     registry,
     events: false,
