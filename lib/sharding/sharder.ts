@@ -220,9 +220,11 @@ export class Sharder {
       },
       logger: o.logger.child({ watch: 'shard Leases' }),
     });
+    // The sharder reads only metadata (names, labels, owner references, resourceVersions), so it caches
+    // metadata only — unless the shard key is a function of the object, which may read anything.
     const objectInformer = new Informer({
       client: o.client,
-      resource: { ...o.resource },
+      resource: { ...o.resource, ...(typeof o.shardKey === 'function' ? {} : { metadataOnly: true }) },
       logger: o.logger.child({ watch: `${o.resource.kind} (sharder)` }),
     });
     this.leaseInformer = leaseInformer;
@@ -250,7 +252,7 @@ export class Sharder {
     const childInformers = (o.children?.resources ?? []).map((resource) => {
       const informer = new Informer({
         client: o.client,
-        resource: { ...resource },
+        resource: { ...resource, metadataOnly: true },
         logger: o.logger.child({ watch: `${resource.kind} (sharder, children)` }),
       });
       informer.on('add', kick);
