@@ -104,7 +104,8 @@ describe('Sharder', () => {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: `site-${i}`, namespace: 'default', labels: { app: 'site' } },
-      });
+        data: { page: `<h1>site ${i}</h1>` },
+      } as KubernetesObject);
     }
     const drained = new Set<string>();
     const a = startMember(client, 'a', drained);
@@ -156,6 +157,13 @@ describe('Sharder', () => {
       }
     };
     await settled(ring2, 'two members');
+    // The sharder caches metadata only (labels, owner references, resourceVersions are all it reads).
+    const sharderCache = (
+      sharder as unknown as { objectInformer?: { store: { list(): KubernetesObject[] } } }
+    ).objectInformer;
+    const cached = sharderCache?.store.list() ?? [];
+    expect(cached).toHaveLength(N);
+    expect(cached.every((o) => (o as { data?: unknown }).data === undefined && shardOf(o) !== '')).toBe(true);
     const perShard = (list: KubernetesObject[]) => {
       const m = new Map<string, number>();
       for (const o of list) m.set(shardOf(o), (m.get(shardOf(o)) ?? 0) + 1);
