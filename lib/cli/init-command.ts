@@ -29,6 +29,7 @@ import {
   manifestsTestFile,
   operatorFile,
   reconcilerFile,
+  shardingTestFile,
   testFile,
 } from './init/source-templates.js';
 import { isUsageError, UsageError } from './apiserver-command.js';
@@ -44,9 +45,11 @@ import {
 export const DEFAULT_INIT_KIND = 'Greeting';
 export const DEFAULT_INIT_GROUP = 'example.com';
 export const DEFAULT_INIT_VERSION = 'v1';
+/** Replicas of a sharded project's Deployment unless `--replicas` says otherwise. */
+export const DEFAULT_SHARDED_REPLICAS = 3;
 
 const USAGE = `usage: reconcilekit init <dir> [--kind K] [--group G] [--api-version V] [--name N] [--controller]
-                         [--webhooks] [--reconcilekit SPEC] [--force]
+                         [--webhooks] [--sharded [--replicas N]] [--reconcilekit SPEC] [--force]
 
 Scaffolds a new operator project in <dir>: package.json (ESM; build, test, start, dev), tsconfig.json,
 a CRD with a schema, an operator with one CRUD resource, a test on reconcilekit/testing, a Dockerfile
@@ -59,6 +62,10 @@ and deploy manifests (CRD, least-privilege RBAC, Deployment with probes and lead
   --webhooks         a defaulter, a validator and a converter from an older version of the kind (src/webhooks.ts),
                      their test, main.ts serving them under an Operator, and their Service and RBAC
                      (deploy/webhooks.yaml)
+  --sharded          scale out: every replica reconciles its share of the objects (docs/sharding.md) — main.ts
+                     turns the sharding option on, deploy/ runs N replicas with POD_NAME as each one's
+                     identity and grants the shard Leases and the shard labels (not with --webhooks)
+  --replicas N       replicas of the sharded Deployment (default ${DEFAULT_SHARDED_REPLICAS}; with --sharded)
   --reconcilekit S   how package.json depends on reconcilekit (default ^<this version>; a tarball path or git URL work)
   --force            write into a directory that is not empty (existing files are overwritten)
 `;
@@ -73,6 +80,8 @@ export interface InitOptions {
   frontEnd: 'framework' | 'controller';
   /** Scaffold admission webhooks (a defaulter and a validator) too. */
   webhooks: boolean;
+  /** \`--sharded\`: the Deployment's replicas (each reconciles its share); undefined: leader election. */
+  sharded?: number | undefined;
   /**
    * The local tarball `--reconcilekit` names (absolute), copied into the project's `vendor/` so that
    * `npm install` and the Dockerfile's build context both find it; undefined for a range or git URL.
@@ -103,6 +112,8 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
   let force = false;
   let frontEnd: InitOptions['frontEnd'] = 'framework';
   let webhooks = false;
+  let sharded = false;
+  let replicas: number | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--help' || arg === '-h') return 'help';
@@ -116,6 +127,10 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
     }
     if (arg === '--webhooks') {
       webhooks = true;
+      continue;
+    }
+    if (arg === '--sharded') {
+      sharded = true;
       continue;
     }
     if (!arg.startsWith('--')) {
@@ -132,13 +147,20 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
     else if (flag === '--api-version') values.version = value;
     else if (flag === '--name') name = value;
     else if (flag === '--reconcilekit') reconcilekitSpec = value;
-    else
+    else if (flag === '--replicas') {
+      if (!/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > 100) {
+        throw new UsageError(`--replicas "${value}" must be a whole number from 1 to 100, e.g. --replicas 3`);
+      }
+      replicas = Number(value);
+    } else
       throw new UsageError(
         unknownFlagMessage(flag, [
           '--help',
           '--force',
           '--controller',
           '--webhooks',
+          '--sharded',
+          '--replicas',
           '--kind',
           '--group',
           '--api-version',
@@ -148,10 +170,29 @@ export function parseInitArgs(args: readonly string[], cwd = process.cwd()): Ini
       );
   }
   if (dir === undefined) throw new UsageError('which directory? e.g. reconcilekit init my-operator');
+  if (replicas !== undefined && !sharded) {
+    throw new UsageError(
+      '--replicas sets the replicas of a sharded Deployment: add --sharded (without it, two replicas elect a leader)',
+    );
+  }
+  if (sharded && webhooks) {
+    throw new UsageError(
+      '--sharded and --webhooks are not scaffolded together yet (the webhook server runs as one replica with a CA of its own): pick one, and see docs/sharding.md for adding sharding by hand',
+    );
+  }
   const absolute = resolve(cwd, dir);
   const names = projectNames({ name: name ?? basename(absolute), ...values });
   const reconcilekitTarball = localTarball(reconcilekitSpec, cwd);
-  return { dir: absolute, names, reconcilekitSpec, force, frontEnd, webhooks, reconcilekitTarball };
+  return {
+    dir: absolute,
+    names,
+    reconcilekitSpec,
+    force,
+    frontEnd,
+    webhooks,
+    sharded: sharded ? (replicas ?? DEFAULT_SHARDED_REPLICAS) : undefined,
+    reconcilekitTarball,
+  };
 }
 
 /**
@@ -178,35 +219,39 @@ export function scaffoldFiles(
   frontEnd: InitOptions['frontEnd'] = 'framework',
   webhooks = false,
   vendored = false,
+  sharded?: number,
 ): Map<string, string> {
   const logic: [string, string][] =
     frontEnd === 'controller'
       ? [
           ['src/reconciler.ts', reconcilerFile(names)],
-          ['src/operator.ts', controllerOperatorFile(names)],
+          ['src/operator.ts', controllerOperatorFile(names, sharded !== undefined)],
         ]
       : [
           [`src/${names.singular}-configmap.ts`, crudResourceFile(names)],
-          ['src/operator.ts', operatorFile(names)],
+          ['src/operator.ts', operatorFile(names, sharded !== undefined)],
         ];
   return new Map([
     ['package.json', packageJsonFile(names, deps)],
     ['tsconfig.json', tsconfigFile()],
     ['.gitignore', gitignoreFile()],
     ['.dockerignore', dockerignoreFile()],
-    ['README.md', readmeFile(names)],
+    ['README.md', readmeFile(names, sharded)],
     ['Dockerfile', dockerfile(names, vendored)],
     [`src/${names.singular}.ts`, kindTypeFile(names, webhooks)],
     ...logic,
     ...(webhooks ? [['src/webhooks.ts', webhooksFile(names)] as [string, string]] : []),
-    ['src/main.ts', webhooks ? webhookMainFile(names) : mainFile(names, frontEnd)],
+    ['src/main.ts', webhooks ? webhookMainFile(names) : mainFile(names, frontEnd, sharded !== undefined)],
     ['test/operator.test.ts', testFile(names, frontEnd)],
     ...(webhooks ? [['test/webhooks.test.ts', webhooksTestFile(names)] as [string, string]] : []),
-    ['test/manifests.test.ts', manifestsTestFile(names)],
+    ...(sharded === undefined
+      ? []
+      : [['test/sharding.test.ts', shardingTestFile(names, frontEnd)] as [string, string]]),
+    ['test/manifests.test.ts', manifestsTestFile(names, sharded !== undefined)],
     ['deploy/namespace.yaml', namespaceFile(names)],
-    ['deploy/operator.yaml', deploymentFile(names, webhooks)],
+    ['deploy/operator.yaml', deploymentFile(names, webhooks, sharded)],
     ...(webhooks ? [['deploy/webhooks.yaml', webhookDeployFile(names)] as [string, string]] : []),
-    ...scaffoldManifests(names, frontEnd, webhooks),
+    ...scaffoldManifests(names, frontEnd, webhooks, sharded !== undefined),
   ]);
 }
 
@@ -232,6 +277,7 @@ export function writeProject(options: InitOptions): string[] {
     options.frontEnd,
     options.webhooks,
     vendored !== undefined,
+    options.sharded,
   );
   for (const [path, content] of files) {
     const target = join(options.dir, path);

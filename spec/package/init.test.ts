@@ -174,6 +174,66 @@ describe('reconcilekit init', () => {
     expect(await exited).toBe(0);
   }, 240_000);
 
+  it('scaffolds a sharded project with --sharded: its tests (two replicas splitting the work) pass, deploy/ runs N replicas with the shard RBAC, and the server accepts the manifests', async () => {
+    const dir = join(project, 'sharded-variant');
+    rmSync(dir, { recursive: true, force: true });
+    const out: string[] = [];
+    const code = runInitCommand([dir, '--sharded', '--replicas', '4', '--controller', '--kind', 'Greeting'], {
+      stdout: (t) => out.push(t),
+      stderr: (t) => out.push(t),
+    });
+    expect(code, out.join('')).toBe(0);
+    expect(readFileSync(join(dir, 'src/main.ts'), 'utf8')).toContain(
+      'sharding: { leaseNamespace: namespace, ...(identity ? { identity } : {}) },',
+    );
+    const [deployment] = (await readManifests(join(dir, 'deploy/operator.yaml'))) as V1Deployment[];
+    expect(deployment!.spec?.replicas).toBe(4);
+    const env = deployment!.spec!.template.spec!.containers[0]!.env!;
+    // The shard membership: POD_NAME is the replica's identity on the ring, POD_NAMESPACE holds the Leases.
+    expect(env).toContainEqual({ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
+    expect(env).toContainEqual({
+      name: 'POD_NAMESPACE',
+      valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
+    });
+    const rbac = await readManifests(join(dir, 'deploy/rbac.yaml'));
+    type Rules = { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+    const role = rbac.find((o) => o.kind === 'Role') as unknown as Rules & KubernetesObject;
+    expect(role.metadata?.namespace).toBe('sharded-variant');
+    expect(role.rules).toContainEqual(
+      expect.objectContaining({
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      }),
+    );
+    const clusterRole = rbac.find((o) => o.kind === 'ClusterRole') as unknown as Rules;
+    const verbsOf = (group: string, resource: string) =>
+      clusterRole.rules
+        .filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource))
+        .flatMap((r) => r.verbs);
+    // The shard labels: on the sharded kind and on its children (children follow their owner).
+    expect(verbsOf('example.com', 'greetings')).toContain('patch');
+    expect(verbsOf('', 'configmaps')).toContain('patch');
+    // Both of the project's own tests pass (the deploy/ staleness test included: generate agrees).
+    await run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
+    const { stdout } = await run(
+      process.execPath,
+      ['--test', join(dir, 'dist/test/sharding.test.js'), join(dir, 'dist/test/manifests.test.js')],
+      { cwd: dir, timeout: 150_000 },
+    );
+    expect(stdout).toMatch(/(?:#|ℹ) pass 2\b/);
+    expect(stdout).toMatch(/(?:#|ℹ) fail 0\b/);
+    // The server accepts them as written.
+    const [crd] = await readManifests(join(dir, 'deploy/crd.yaml'));
+    const [namespace] = await readManifests(join(dir, 'deploy/namespace.yaml'));
+    const server = await startTestEnvironment({ crds: [crd!] });
+    try {
+      await applyManifests(server.client, [namespace!, ...rbac, deployment!]);
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+
   it('vendors the tarball it was given, so that npm install and the Dockerfile build context both find it', async () => {
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
@@ -487,6 +547,9 @@ describe('reconcilekit init: bad input says what to pass', () => {
     ],
     [[], /which directory\? e\.g\. reconcilekit init my-operator/],
     [['x', '--colour', 'red'], /unknown flag "--colour"/],
+    [['x', '--replicas', '3'], /--replicas sets the replicas of a sharded Deployment: add --sharded/],
+    [['x', '--sharded', '--replicas', '0'], /--replicas "0" must be a whole number from 1 to 100/],
+    [['x', '--sharded', '--webhooks'], /--sharded and --webhooks are not scaffolded together yet/],
   ])('init %j', (args, message) => {
     expect(() => parseInitArgs(args, '/tmp')).toThrow(message);
   });

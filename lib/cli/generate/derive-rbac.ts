@@ -77,6 +77,8 @@ function pluralOf(ref: Ref, where: string): string {
  * - owned and watched kinds: list+watch (their caches);
  * - Events: create, and patch (repeats are aggregated), in the reconciled objects' namespaces;
  * - the leader-election Lease: get, create, update in its namespace;
+ * - with `sharding`: the shard Leases in its lease namespace (every verb but deletecollection), patch on
+ *   the sharded kind (the shard and drain labels) and, with children that follow, on the owned kinds;
  * - the CRD to install (config.crd): get, create on customresourcedefinitions.
  */
 export function engineGrants(
@@ -184,6 +186,36 @@ export function engineGrants(
       lease,
       "leader election between replicas: one Lease in the operator's namespace",
     );
+  }
+  const sharding = config.sharding;
+  if (sharding !== undefined) {
+    add(
+      { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+      'leases',
+      ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      sharding.leaseNamespace,
+      'sharding: each replica holds its shard Lease (get, create, update; patch marks it leaving), the sharder is elected with one and watches the set (list, watch) and deletes the Leases of shards gone for good',
+    );
+    if (primary !== undefined) {
+      add(
+        primary,
+        pluralOf(primary, `${name}: resource`),
+        ['patch'],
+        primary.namespace,
+        `${primary.kind}: sharding — the sharder writes the shard label, a shard removes it when it lets an object go (JSON patches of metadata.labels)`,
+      );
+    }
+    if (sharding.children === 'follow') {
+      for (const owned of config.owns) {
+        add(
+          owned,
+          pluralOf(owned, `${name}: owns`),
+          ['patch'],
+          owned.namespace ?? primary?.namespace,
+          `owned ${owned.kind}: sharding — children carry their owner's shard label (children: 'follow')`,
+        );
+      }
+    }
   }
   if (config.crd !== undefined) {
     add(

@@ -15,12 +15,21 @@ metadata:
 `;
 }
 
-export function deploymentFile(n: ProjectNames, webhooks = false): string {
-  const header = webhooks
-    ? `# One replica: its webhook server signs its certificate with a CA of its own, which it writes into the
+/**
+ * deploy/operator.yaml. `sharded`: that many replicas, each reconciling its share (POD_NAME its identity on
+ * the ring, POD_NAMESPACE the namespace of the shard Leases); otherwise two replicas electing a leader.
+ */
+export function deploymentFile(n: ProjectNames, webhooks = false, sharded?: number): string {
+  const header =
+    sharded !== undefined
+      ? `# ${String(sharded)} replicas, each reconciling its share of the ${n.plural} (sharding: a Lease per replica in this
+# namespace, POD_NAME its identity on the ring; docs/sharding.md). Scale with kubectl scale: a new replica
+# takes about 1/N of the objects, a stopped one hands its objects over. Probes and metrics on the health server.`
+      : webhooks
+        ? `# One replica: its webhook server signs its certificate with a CA of its own, which it writes into the
 # webhook configurations — a second replica would overwrite it with another. For several replicas, mount
 # cert-manager's certificate instead (docs/webhooks.md). Probes and metrics on the health server.`
-    : '# Two replicas, one leader (a Lease in this namespace); probes and metrics on the health server.';
+        : '# Two replicas, one leader (a Lease in this namespace); probes and metrics on the health server.';
   const webhookPort = webhooks
     ? `
             - name: webhooks
@@ -35,7 +44,7 @@ metadata:
   labels:
     app.kubernetes.io/name: ${n.name}
 spec:
-  replicas: ${webhooks ? 1 : 2}
+  replicas: ${sharded ?? (webhooks ? 1 : 2)}
   selector:
     matchLabels:
       app.kubernetes.io/name: ${n.name}
@@ -92,7 +101,7 @@ spec:
             readOnlyRootFilesystem: true
             capabilities:
               drop: [ALL]
-      # SIGTERM: stop taking work, finish in-flight reconciles, release the Lease — within 30 s.
+      # SIGTERM: stop taking work, finish in-flight reconciles, ${sharded !== undefined ? 'hand the objects over, release the shard Lease' : 'release the Lease'} — within 30 s.
       terminationGracePeriodSeconds: 40
 `;
 }

@@ -92,7 +92,15 @@ ENTRYPOINT ["node", "dist/src/main.js"]
 `;
 }
 
-export function readmeFile(n: ProjectNames): string {
+export function readmeFile(n: ProjectNames, sharded?: number): string {
+  const deployRow =
+    sharded === undefined
+      ? 'CRD, namespace, least-privilege RBAC, Deployment (2 replicas, leader election, probes)'
+      : `CRD, namespace, least-privilege RBAC (with the shard Leases and labels), Deployment (${String(sharded)} sharded replicas, probes)`;
+  const mainRow =
+    sharded === undefined
+      ? 'the process: logs, health server, leader election, graceful shutdown; exports the operator for `reconcilekit plan`'
+      : 'the process: logs, health server, sharding (every replica reconciles its share), graceful shutdown; exports the operator for `reconcilekit plan`';
   return `# ${n.name}
 
 A Kubernetes operator for \`${n.kind}\` (\`${n.apiVersion}\`), built on
@@ -104,9 +112,14 @@ A Kubernetes operator for \`${n.kind}\` (\`${n.apiVersion}\`), built on
 | \`src/${n.singular}.ts\` | the ${n.kind} type |
 | \`src/${n.singular}-configmap.ts\` | the CRUD resource: current state, desired state, patch, apply |
 | \`src/operator.ts\` | the operator (shared by \`main.ts\` and the test) |
-| \`src/main.ts\` | the process: logs, health server, leader election, graceful shutdown; exports the operator for \`reconcilekit plan\` |
+| \`src/main.ts\` | ${mainRow} |
 | \`test/operator.test.ts\` | a test against the embedded API server (no cluster) |
-| \`deploy/\` | CRD, namespace, least-privilege RBAC, Deployment (2 replicas, leader election, probes) |
+| \`deploy/\` | ${deployRow} |${
+    sharded === undefined
+      ? ''
+      : `
+| \`test/sharding.test.ts\` | two sharded replicas on the embedded API server: each ${n.kind} reconciled by one of them |`
+  }
 | \`Dockerfile\` | multi-stage, non-root image on ${DOCKER_NODE_IMAGE} |
 
 ## Develop

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import type { ResolvedCoreConfig } from '../../engine/resolve-core-config.js';
 import { defineKind } from '../../kinds/define-kind.js';
 import { KubeType } from '../../kinds/kube-type.js';
+import { resolveSharding } from '../../sharding/sharding-options.js';
 import { generateFiles, parseGenerateArgs } from '../generate-command.js';
 import type { ProjectNames } from './project-names.js';
 import { generateArgs, olderVersion, scaffoldRbacUses } from './source-templates.js';
@@ -57,8 +58,9 @@ export function scaffoldManifests(
   n: ProjectNames,
   frontEnd: 'framework' | 'controller',
   webhooks = false,
+  sharded = false,
 ): Map<string, string> {
-  const args = parseGenerateArgs(generateArgs(n));
+  const args = parseGenerateArgs(generateArgs(n, sharded));
   if (typeof args === 'string') throw new Error(`scaffold generate arguments: ${args}`);
   const config = {
     name: n.name,
@@ -71,6 +73,8 @@ export function scaffoldManifests(
     watches: [],
     leaderElection: false,
     crd: undefined,
+    // main.ts's sharding option as \`npm run generate\` loads it (POD_NAMESPACE unset: the operator's name).
+    sharding: sharded ? resolveSharding({ leaseNamespace: n.name }, n.name) : undefined,
   } as unknown as ResolvedCoreConfig;
   const files = generateFiles(args, {
     kinds: [scaffoldKind(n, webhooks)],

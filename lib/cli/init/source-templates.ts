@@ -170,7 +170,7 @@ export const ${n.camel}ConfigMap: CRUDResourceOps<${n.kind}, State, V1ConfigMap>
 `;
 }
 
-export function operatorFile(n: ProjectNames): string {
+export function operatorFile(n: ProjectNames, sharded = false): string {
   return `import type { KubeConfig } from '@kubernetes/client-node';
 import { CRUDResource, Framework, ResourceSet, type FrameworkConfig, type Logger } from 'reconcilekit';
 import { ${n.camel}ConfigMap } from './${n.singular}-configmap.js';
@@ -178,13 +178,13 @@ import { ${n.kind} } from './${n.singular}.js';
 
 export const OPERATOR_NAME = '${n.name}';
 
-/** Everything but the operator's logic: where it connects, logs, serves health, elects a leader. */
+/** Everything but the operator's logic: where it connects, logs, serves health, elects a leader${sharded ? ' or shards' : ''}. */
 export interface OperatorOptions {
   /** Default: KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
   kubeConfig?: KubeConfig;
   logger?: Logger;
   healthServer?: FrameworkConfig['healthServer'];
-  leaderElection?: FrameworkConfig['leaderElection'];
+  leaderElection?: FrameworkConfig['leaderElection'];${sharded ? "\n  /** Every replica reconciles its share of the objects (docs/sharding.md). */\n  sharding?: FrameworkConfig['sharding'];" : ''}
 }
 
 /** The operator: main.ts runs it, test/operator.test.ts runs it against the embedded API server. */
@@ -203,21 +203,28 @@ export function createOperator(options: OperatorOptions = {}): Framework<${n.kin
  * src/main.ts: builds the operator and exports it (`framework` or `controller`, for `reconcilekit plan`),
  * and runs it only when it is the process's main module.
  */
-export function mainFile(n: ProjectNames, frontEnd: 'framework' | 'controller' = 'framework'): string {
-  return `import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import { createLogger, runUntilSignal, type RbacDeclaration } from 'reconcilekit';
-import { createOperator, OPERATOR_NAME } from './operator.js';
+export function mainFile(
+  n: ProjectNames,
+  frontEnd: 'framework' | 'controller' = 'framework',
+  sharded = false,
+): string {
+  const scaleOut = sharded
+    ? `// Sharding: every replica reconciles its share of the ${n.plural}, each holding a Lease of its own in
+// POD_NAMESPACE (set in deploy/operator.yaml; unset — npm run dev, npm run generate — the operator's name),
+// placed on the ring by POD_NAME. One replica also labels the objects with their shard (docs/sharding.md).
+const namespace = process.env['POD_NAMESPACE'] ?? OPERATOR_NAME;
+const identity = process.env['POD_NAME'];
 
-// For \`npm run generate\` (deploy/crd.yaml, rbac.yaml, chart/): the kind, and the requests of this
-// operator's own code — the engine's (watches, finalizer, status, Events, Lease) come from its configuration.
-export { ${n.kind} } from './${n.singular}.js';
-${rbacExport(frontEnd)}
-const logger = createLogger({ defaultMeta: { operator: OPERATOR_NAME } });
+// Exported, not started: \`reconcilekit plan dist/src/main.js\` imports this module to plan what it would change.
+export const ${frontEnd} = createOperator({
+  logger,
+  healthServer: host && port ? { host, port: Number(port) } : false,
+  sharding: { leaseNamespace: namespace, ...(identity ? { identity } : {}) },
+});
 
-// HEALTH_ADDRESS (host:port, set in deploy/operator.yaml) serves /healthz, /readyz and /metrics; off when unset.
-const [host, port] = (process.env['HEALTH_ADDRESS'] ?? '').split(':');
-// POD_NAMESPACE (set in deploy/operator.yaml) turns on leader election: one replica reconciles at a time.
+// Run as the process (node dist/src/main.js): start, and on SIGTERM/SIGINT stop taking work, let in-flight
+// reconciles finish, hand this replica's objects over to the others, release its shard Lease, exit 0.`
+    : `// POD_NAMESPACE (set in deploy/operator.yaml) turns on leader election: one replica reconciles at a time.
 const namespace = process.env['POD_NAMESPACE'];
 const identity = process.env['POD_NAME'];
 
@@ -229,7 +236,21 @@ export const ${frontEnd} = createOperator({
 });
 
 // Run as the process (node dist/src/main.js): start, and on SIGTERM/SIGINT stop taking work, let in-flight
-// reconciles finish, release the Lease, exit 0.
+// reconciles finish, release the Lease, exit 0.`;
+  return `import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { createLogger, runUntilSignal, type RbacDeclaration } from 'reconcilekit';
+import { createOperator, OPERATOR_NAME } from './operator.js';
+
+// For \`npm run generate\` (deploy/crd.yaml, rbac.yaml, chart/): the kind, and the requests of this
+// operator's own code — the engine's (watches, finalizer, status, Events, ${sharded ? 'shard Leases and labels' : 'Lease'}) come from its configuration.
+export { ${n.kind} } from './${n.singular}.js';
+${rbacExport(frontEnd)}
+const logger = createLogger({ defaultMeta: { operator: OPERATOR_NAME } });
+
+// HEALTH_ADDRESS (host:port, set in deploy/operator.yaml) serves /healthz, /readyz and /metrics; off when unset.
+const [host, port] = (process.env['HEALTH_ADDRESS'] ?? '').split(':');
+${scaleOut}
 const main = process.argv[1];
 if (main !== undefined && import.meta.url === pathToFileURL(realpathSync(main)).href) {
   await runUntilSignal(${frontEnd}, { logger });
@@ -320,7 +341,7 @@ export const ${n.camel}Reconciler: Reconciler<${n.kind}> = {
 `;
 }
 
-export function controllerOperatorFile(n: ProjectNames): string {
+export function controllerOperatorFile(n: ProjectNames, sharded = false): string {
   return `import type { KubeConfig } from '@kubernetes/client-node';
 import { Controller, type ControllerConfig, type Logger } from 'reconcilekit';
 import { ${n.camel}Reconciler } from './reconciler.js';
@@ -328,13 +349,13 @@ import { ${n.kind} } from './${n.singular}.js';
 
 export const OPERATOR_NAME = '${n.name}';
 
-/** Everything but the operator's logic: where it connects, logs, serves health, elects a leader. */
+/** Everything but the operator's logic: where it connects, logs, serves health, elects a leader${sharded ? ' or shards' : ''}. */
 export interface OperatorOptions {
   /** Default: KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
   kubeConfig?: KubeConfig;
   logger?: Logger;
   healthServer?: ControllerConfig<${n.kind}>['healthServer'];
-  leaderElection?: ControllerConfig<${n.kind}>['leaderElection'];
+  leaderElection?: ControllerConfig<${n.kind}>['leaderElection'];${sharded ? `\n  /** Every replica reconciles its share of the objects (docs/sharding.md). */\n  sharding?: ControllerConfig<${n.kind}>['sharding'];` : ''}
 }
 
 /** The operator: main.ts runs it, test/operator.test.ts runs it against the embedded API server. */
@@ -352,7 +373,7 @@ export function createOperator(options: OperatorOptions = {}): Controller<${n.ki
 }
 
 /** The arguments of \`reconcilekit generate\` in the scaffold's \`npm run generate\` (and its staleness test). */
-export function generateArgs(n: ProjectNames): string[] {
+export function generateArgs(n: ProjectNames, sharded = false): string[] {
   return [
     'all',
     'dist/src/main.js',
@@ -360,14 +381,15 @@ export function generateArgs(n: ProjectNames): string[] {
     'deploy',
     '--namespace',
     n.name,
-    '--leader-election',
+    // Sharded, the shard Leases come from the configuration (the sharding option is always on).
+    ...(sharded ? [] : ['--leader-election']),
     '--image',
     `${n.name}:0.1.0`,
   ];
 }
 
 /** test/manifests.test.ts: fails while deploy/ differs from what \`npm run generate\` writes. */
-export function manifestsTestFile(n: ProjectNames): string {
+export function manifestsTestFile(n: ProjectNames, sharded = false): string {
   return `import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -380,9 +402,85 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(dirname(fileURLToPath(import.meta.resolve('reconcilekit/package.json'))), 'bin/reconcilekit.js');
 
 test('deploy/ is what npm run generate writes (run it after changing the kind or what the operator does)', async () => {
-  const args = ${JSON.stringify(generateArgs(n)).replace(/"/g, "'").replace(/,/g, ', ')};
+  const args = ${JSON.stringify(generateArgs(n, sharded)).replace(/"/g, "'").replace(/,/g, ', ')};
   const { stdout } = await promisify(execFile)(process.execPath, [cli, 'generate', ...args, '--check'], { cwd: root });
   assert.match(stdout, /up to date/);
+});
+`;
+}
+
+/**
+ * test/sharding.test.ts of a sharded project (`init --sharded`): two replicas of the operator, sharded, on
+ * one embedded API server — every object reconciled, each labelled with one of the two shards, and after
+ * one replica stops the other reconciles them all.
+ */
+export function shardingTestFile(
+  n: ProjectNames,
+  frontEnd: 'framework' | 'controller' = 'framework',
+): string {
+  const type = frontEnd === 'controller' ? 'Controller' : 'Framework';
+  return `import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import { silentLogger, type ${type} } from 'reconcilekit';
+import { startTestEnvironment, waitFor, type TestEnvironment } from 'reconcilekit/testing';
+import { createOperator, OPERATOR_NAME } from '../src/operator.js';
+import type { ${n.kind} } from '../src/${n.singular}.js';
+
+const CRD = fileURLToPath(new URL('../../deploy/crd.yaml', import.meta.url));
+const ${n.camel}s = { apiVersion: '${n.apiVersion}', kind: '${n.kind}', plural: '${n.plural}', namespace: 'default' };
+const configMaps = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespace: 'default' };
+// The label the sharder writes: which replica's shard reconciles the object.
+const SHARD_LABEL = \`shard.reconcilekit.io/\${OPERATOR_NAME}\`;
+const NAMES = Array.from({ length: 20 }, (_, i) => \`s\${String(i)}\`);
+
+let env: TestEnvironment;
+const replicas: ${type}<${n.kind}>[] = [];
+
+before(async () => {
+  env = await startTestEnvironment({ crds: [CRD] });
+  // Two replicas, as two pods would be (each its own identity); short Leases keep the test quick.
+  for (const identity of ['replica-a', 'replica-b']) {
+    const replica = createOperator({
+      kubeConfig: env.kubeConfig,
+      logger: silentLogger(),
+      sharding: { leaseNamespace: 'default', identity, leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 },
+    });
+    await replica.start();
+    replicas.push(replica);
+  }
+});
+
+after(async () => {
+  for (const replica of replicas) await replica.stop();
+  await env.close();
+});
+
+async function messages(): Promise<Map<string, string | undefined>> {
+  const list = await env.client.list<V1ConfigMap>(configMaps);
+  return new Map(list.items.map((c) => [c.metadata?.name ?? '', c.data?.['message']]));
+}
+
+test('two sharded replicas split the ${n.plural}, and one takes all when the other stops', async () => {
+  for (const name of NAMES) {
+    await env.client.create({ ...${n.camel}s, metadata: { name, namespace: 'default' }, spec: { message: 'one' } } as KubernetesObject);
+  }
+  await waitFor(async () => {
+    const seen = await messages();
+    return NAMES.every((name) => seen.get(\`\${name}-${n.singular}\`) === 'one');
+  }, { timeoutMs: 60_000, description: 'a ConfigMap for every ${n.kind}' });
+  const labelled = await env.client.list<${n.kind}>(${n.camel}s);
+  const shards = new Set(labelled.items.map((g) => g.metadata?.labels?.[SHARD_LABEL]));
+  assert.equal(shards.size, 2, \`two shards share the ${n.plural}: \${[...shards].join(', ')}\`);
+
+  // A graceful stop hands the stopped replica's objects to the other, which reconciles every change.
+  await replicas[0]?.stop();
+  for (const name of NAMES) await env.client.patch({ ...${n.camel}s, name }, { spec: { message: 'two' } }, 'merge');
+  await waitFor(async () => {
+    const seen = await messages();
+    return NAMES.every((name) => seen.get(\`\${name}-${n.singular}\`) === 'two');
+  }, { timeoutMs: 60_000, description: 'every ConfigMap updated by the remaining replica' });
 });
 `;
 }
