@@ -285,6 +285,7 @@ export function generateFiles(args: GenerateArgs, entry: LoadedEntry): Map<strin
       crds: entry.kinds.map((k) => dump(k.crd(), { noRefs: true, lineWidth: 120 })),
       grants,
       leaderElection: grants.some((g) => g.resource === 'leases'),
+      sharded: entry.configs.some((c) => c.sharding !== undefined),
       namespace,
     });
     for (const [file, text] of chart) files.set(join('chart', file), text);

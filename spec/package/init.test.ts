@@ -214,6 +214,10 @@ describe('reconcilekit init', () => {
     // The shard labels: on the sharded kind and on its children (children follow their owner).
     expect(verbsOf('example.com', 'greetings')).toContain('patch');
     expect(verbsOf('', 'configmaps')).toContain('patch');
+    // The chart knows the controller is sharded: replicas that each reconcile, the Lease Role kept on.
+    const values = readFileSync(join(dir, 'deploy/chart/values.yaml'), 'utf8');
+    expect(values).toMatch(/^replicas: 3$/m);
+    expect(values).toMatch(/^leaderElection: true$/m);
     // Both of the project's own tests pass (the deploy/ staleness test included: generate agrees).
     await run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
     const { stdout } = await run(

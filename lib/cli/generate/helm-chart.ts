@@ -12,6 +12,8 @@ export interface HelmChartInput {
   grants: readonly Grant[];
   /** Whether the operator elects a leader (a Lease in the release namespace). */
   leaderElection: boolean;
+  /** Whether a controller is sharded (every replica reconciles its share; docs/sharding.md). */
+  sharded?: boolean;
   /** The operator's own namespace in the grants (`--namespace`): the release namespace in the chart. */
   namespace: string;
 }
@@ -64,15 +66,24 @@ image:
   repository: ${q(repository)}
   tag: ${q(tag)}
   pullPolicy: IfNotPresent
-# Replicas: with leaderElection one reconciles, the others stand by.
-replicas: ${input.leaderElection ? 2 : 1}
+${
+  input.sharded === true
+    ? `# Replicas: sharded, each reconciles its share of the objects (a new one takes about 1/N of them).
+replicas: 3`
+    : `# Replicas: with leaderElection one reconciles, the others stand by.
+replicas: ${input.leaderElection ? 2 : 1}`
+}
 resources:
   requests:
     cpu: 50m
     memory: 64Mi
   limits:
     memory: 256Mi
-# Leader election through a Lease in the release namespace (POD_NAMESPACE and POD_NAME are set for it).
+# Leader election through a Lease in the release namespace (POD_NAMESPACE and POD_NAME are set for it).${
+      input.sharded === true
+        ? '\n# Sharded: keep it true — the same Role grants the shard Leases, and POD_NAME is the ring identity.'
+        : ''
+    }
 leaderElection: ${input.leaderElection ? 'true' : 'false'}
 # Namespace scope: "" watches every namespace (ClusterRole); a name grants the namespaced rules in that
 # namespace only (Role) and sets WATCH_NAMESPACE.
