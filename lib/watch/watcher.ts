@@ -8,6 +8,7 @@ import { WatcherMetrics } from './metrics.js';
 import { Store, objectKey } from './store.js';
 import { FailureSummary } from './failure-summary.js';
 import { WatchBackoff } from './watch-backoff.js';
+import { boundHeapGrowth } from './v8-heap.js';
 import type { WatchEvent } from './watch-event.js';
 import {
   DEFAULT_LIST_PAGE_SIZE,
@@ -182,6 +183,8 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   /** Starts listing and watching in the background. Idempotent. */
   start(): void {
     if (this.loop !== undefined) return;
+    // An initial list would grow V8's young generation to 32 MiB for good (see boundHeapGrowth).
+    boundHeapGrowth();
     this.controller = new AbortController();
     if (this.lanes.length > 0) {
       for (const lane of this.lanes) lane.start();
