@@ -286,7 +286,7 @@ export function recordScaleUpdate(
 function writeEntries(obj: Record<string, unknown>, entries: Entry[]): Record<string, unknown> {
   const metadata: JsonObject = isJsonObject(obj.metadata) ? obj.metadata : {};
   obj.metadata = metadata;
-  const kept = entries.filter((e) => e.set.size > 0).sort(compareEntries);
+  const kept = sortEntries(entries.filter((e) => e.set.size > 0));
   if (kept.length === 0) {
     deleteKey(metadata, 'managedFields');
     return obj;
@@ -331,18 +331,32 @@ function findEntry(
 }
 
 /** kube's order of managedFields entries: operation, then time (to the second), manager, apiVersion, subresource. */
+function sortKeyOf(e: Entry): string[] {
+  return [
+    e.operation,
+    String(Date.parse(e.time) || 0).padStart(16, '0'),
+    e.manager,
+    e.apiVersion,
+    e.subresource,
+  ];
+}
+
+/** Entries in kube's order; each entry's sort key is built once, not per comparison. */
+function sortEntries(entries: Entry[]): Entry[] {
+  const keyed = entries.map((entry) => ({ entry, key: sortKeyOf(entry) }));
+  keyed.sort((p, q) => compareKeys(p.key, q.key));
+  return keyed.map((k) => k.entry);
+}
+
 function compareEntries(p: Entry, q: Entry): number {
-  const key = (e: Entry): string[] => [e.operation, String(Date.parse(e.time) || 0).padStart(16, '0')];
-  const [po, pt] = key(p);
-  const [qo, qt] = key(q);
-  for (const [a, b] of [
-    [po, qo],
-    [pt, qt],
-    [p.manager, q.manager],
-    [p.apiVersion, q.apiVersion],
-    [p.subresource, q.subresource],
-  ] as const) {
-    if (a !== b) return (a ?? '') < (b ?? '') ? -1 : 1;
+  return compareKeys(sortKeyOf(p), sortKeyOf(q));
+}
+
+function compareKeys(p: string[], q: string[]): number {
+  for (let i = 0; i < p.length; i++) {
+    const a = p[i] ?? '';
+    const b = q[i] ?? '';
+    if (a !== b) return a < b ? -1 : 1;
   }
   return 0;
 }
