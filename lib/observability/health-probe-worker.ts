@@ -142,6 +142,12 @@ if (port !== null) {
         delete out['keep-alive'];
         res.writeHead(upRes.statusCode ?? 502, out);
         upRes.pipe(res);
+        // The main loop cut the response short (it drops a live-view stream whose client leaves
+        // DEBUG_STREAM_BUFFER_BYTES unread): cut the client's connection too, or it would stay open here
+        // with what it buffered, while the main loop has already given its stream slot to the next client.
+        upRes.once('close', () => {
+          if (!upRes.complete) res.destroy();
+        });
       },
     );
     up.on('error', (err) => {

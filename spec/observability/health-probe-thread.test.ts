@@ -9,6 +9,7 @@ import { connect, type Socket } from 'node:net';
 import type { Worker } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { debugStreamsOf } from '../../lib/debug/debug-routes.js';
 import { DEFAULT_DEBUG_MAX_STREAMS } from '../../lib/debug/debug-streams.js';
 import { HistoryRecorder } from '../../lib/debug/history-recorder.js';
 import { HealthServer, type HealthServerOptions } from '../../lib/observability/health-server.js';
@@ -107,9 +108,9 @@ function probeWorker(server: HealthServer): Worker | undefined {
   return (server as unknown as { probes?: { worker?: Worker } }).probes?.worker;
 }
 
-/** Polls `check` every 20 ms for up to 5 s; fails naming `what` if it never holds. */
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
+/** Polls `check` every 20 ms for up to `ms` (5 s); fails naming `what` if it never holds. */
+async function eventually(check: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -342,6 +343,52 @@ describe('health server probes on their own thread', () => {
       expect(passedOn).toBe(1);
     } finally {
       for (const s of opened) s.destroy();
+    }
+  });
+
+  it('closes the connection of a stream client the main loop drops for not reading (its slot is free again)', async () => {
+    // Before: the probe thread kept the client's connection (and what it had buffered) open after the main
+    // loop dropped the stream, so clients that never read could pile up there while the cap let new ones in.
+    const history = new HistoryRecorder({ maxObjects: 1_000 });
+    server = make({ debug: { history, controllers: () => [] } });
+    const url = await server.start();
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    try {
+      socket.write('GET /debug/api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      const head = await new Promise<string>((resolve) =>
+        socket.once('data', (d: Buffer) => resolve(d.toString())),
+      );
+      expect(head).toMatch(/^HTTP\/1\.1 200 /);
+      socket.pause(); // never reads again
+      const streams = (): number => debugStreamsOf(history)?.size ?? 0;
+      await eventually(() => streams() === 1, 'the main loop streams to it');
+      // 200 objects with 2,000-character errors every 20 ms: ~400 KB a batch, past the client's bound.
+      const error = 'x'.repeat(2_000);
+      const feed = setInterval(() => {
+        for (let i = 0; i < 200; i++) {
+          history.record('c', `ns/o${String(i)}`, {
+            startedAt: Date.now(),
+            durationMs: 1,
+            result: 'error',
+            attempt: 0,
+            deleting: false,
+            error,
+          });
+        }
+      }, 20);
+      try {
+        await eventually(() => streams() === 0, 'the main loop drops the stalled stream', 30_000);
+      } finally {
+        clearInterval(feed);
+      }
+      // The client reads what reached it, then finds its connection closed.
+      socket.resume();
+      await eventually(() => closed, 'the probe thread closes the client connection', 10_000);
+    } finally {
+      socket.destroy();
     }
   });
 
