@@ -18,7 +18,10 @@ const loadAverage = (): number => Number(loadavg()[0]?.toFixed(1));
 const STALLED = Number(process.env.LIVE_VIEW_FLOOD_STALLED ?? '2000');
 /** The operator process; LIVE_VIEW_FLOOD_FIXTURE names a copy in another build's tree (the old build). */
 const FIXTURE = process.env.LIVE_VIEW_FLOOD_FIXTURE ?? 'spec/debug/fixtures/live-view-operator.ts';
-/** A directory: the operator writes a heap snapshot there at the end of each phase (diagnosis runs). */
+/**
+ * A directory: the operator writes a heap snapshot there at the end of each run, after the last figure
+ * (`control-later`, `flood-later`: what each keeps; a snapshot's own allocations would skew later figures).
+ */
 const SNAPSHOTS = process.env.LIVE_VIEW_FLOOD_SNAPSHOTS;
 /** Concurrent patch loops (each a ConfigMap patched as fast as the server answers); default 20. */
 const PATCHERS = process.env.LIVE_VIEW_FLOOD_PATCHERS ?? '20';
@@ -51,18 +54,15 @@ async function run(stalled: number, label: string): Promise<Record<string, unkno
     patcher = startFixture(['patch', apiUrl, PATCHERS], FIXTURE);
     await new Promise((resolve) => setTimeout(resolve, WARMUP_MS));
     const before = await operatorWindow(operator, healthUrl, WINDOW_MS);
-    await snapshot(operator, label, 'before');
     const { streaming, refused, sockets } = await stallStreams(
       Number(new URL(healthUrl).port),
       stalled,
       opened,
     );
     const flooded = await operatorWindow(operator, healthUrl, WINDOW_MS);
-    await snapshot(operator, label, 'flooded');
     for (const s of sockets) s.destroy();
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const after = await operatorWindow(operator, healthUrl, WINDOW_MS);
-    await snapshot(operator, label, 'after');
     // Memory once more 10 s later: what the process keeps, not what it has not yet given back.
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     const later = await operator.stats();
