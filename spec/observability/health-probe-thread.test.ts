@@ -359,7 +359,9 @@ describe('health server probes on their own thread', () => {
     try {
       socket.write('GET /debug/api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       const head = await new Promise<string>((resolve) =>
-        socket.once('data', (d: Buffer) => resolve(d.toString())),
+        socket.once('data', (d: Buffer) => {
+          resolve(d.toString());
+        }),
       );
       expect(head).toMatch(/^HTTP\/1\.1 200 /);
       socket.pause(); // never reads again
