@@ -4,6 +4,7 @@ import {
   validateAgainstSchema,
   validateObjectMeta,
 } from '../algorithms.js';
+import { cloneJson } from '../patch/json-value.js';
 import { commonUpdateMetaCauses } from '../validation/object-meta.js';
 import { checkQualifiedName } from '../validation/name-rules.js';
 import type { FieldCause } from '../field-cause.js';
@@ -324,7 +325,7 @@ export function reportBodyUnknownFields(ctx: RequestContext, body: JsonObject): 
 
 /** The fields of `obj` the kind's schema does not know (obj is not changed). */
 function unknownFieldsOf(ctx: RequestContext, obj: JsonObject): string[] {
-  const copy = structuredClone(obj);
+  const copy = cloneJson(obj);
   const schema = ctx.version.schema;
   if (schema !== undefined) {
     const { apiVersion: _v, kind: _k, metadata, ...rest } = copy;
