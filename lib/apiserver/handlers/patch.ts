@@ -1,3 +1,4 @@
+import { cloneJson } from '../patch/json-value.js';
 import {
   applyJsonPatch,
   decodeJsonPatch,
@@ -90,7 +91,7 @@ export function handlePatch(ctx: RequestContext): Reply | Promise<Reply> {
   const current = ctx.core.store.get(typeKey(ctx.type), ctx.info.namespace, name);
   if (kind === 'apply') return applyPatch(ctx, current);
   if (!current) throw notFound(ctx.type, name);
-  const target = sub === 'scale' ? scaleOf(ctx, current, true) : structuredClone(presentObject(ctx, current));
+  const target = sub === 'scale' ? scaleOf(ctx, current, true) : cloneJson(presentObject(ctx, current));
   let patched: unknown;
   let patch: unknown;
   let opUnknown: string[] = [];
@@ -166,11 +167,7 @@ function applyPatch(ctx: RequestContext, current: JsonObject | undefined): Reply
   if (ctx.info.subresource !== undefined) options.subresource = ctx.info.subresource;
   let result: ReturnType<typeof serverSideApply>;
   try {
-    result = serverSideApply(
-      current ? structuredClone(presentObject(ctx, current)) : undefined,
-      applied,
-      options,
-    );
+    result = serverSideApply(current ? cloneJson(presentObject(ctx, current)) : undefined, applied, options);
   } catch (e) {
     patchFailure(e);
   }

@@ -1,3 +1,4 @@
+import { cloneJson } from '../patch/json-value.js';
 import { normalizeObjectMeta, recordScaleUpdate, recordUpdate } from '../algorithms.js';
 import type { Reply } from '../http-io.js';
 import {
@@ -128,7 +129,7 @@ function asRequested(ctx: RequestContext, next: JsonObject, candidate: JsonObjec
     // The field manager compares Scale objects, where `spec.replicas: 0` is not encoded (omitempty): to it,
     // scaling to zero removes the field.
     const path = (ctx.type.scale?.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.');
-    const requested = structuredClone(next);
+    const requested = cloneJson(next);
     let parent: unknown = requested;
     for (const part of path.slice(0, -1)) parent = isJsonObject(parent) ? parent[part] : undefined;
     const last = path[path.length - 1] ?? '';
