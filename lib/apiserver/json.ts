@@ -29,11 +29,6 @@ export function stringsAt(obj: JsonObject | undefined, key: string): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** A deep copy of a JSON value. */
-export function clone<T>(value: T): T {
-  return structuredClone(value);
-}
-
 /** Structural equality of two JSON values (key order ignored). */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
