@@ -61,6 +61,14 @@ export const DEFAULT_USER_AGENT = 'reconcilekit';
 export const DEFAULT_MAX_FREE_SOCKETS = 32;
 
 /**
+ * How long the shared agent keeps an idle connection, in ms. Default 60 s: kube-apiserver closes an idle
+ * HTTP/1.1 connection after 90 s (its `http.Server` `IdleTimeout`), and a request written to a connection
+ * the server is closing fails with "socket hang up"; closing ours first keeps the two from racing.
+ * @category Kubernetes client
+ */
+export const DEFAULT_IDLE_SOCKET_TIMEOUT_MS = 60_000;
+
+/**
  * One HTTP request to the API server.
  * @category Kubernetes client
  */
@@ -113,6 +121,11 @@ export interface KubeTransportOptions {
    * a controller's or Operator's client gets {@link loggingWarningHandler} (see their `warningHandler`).
    */
   warningHandler?: WarningHandler;
+  /**
+   * How long the shared agent keeps an idle connection, in ms (it must be below the server's idle timeout).
+   * Default: {@link DEFAULT_IDLE_SOCKET_TIMEOUT_MS}. Not used with a given `agent`.
+   */
+  idleSocketTimeoutMs?: number;
 }
 
 type TlsOptions = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
@@ -155,6 +168,7 @@ export class KubeTransport {
   private readonly tls: TlsOptions;
   private readonly proxyUrl: string | undefined;
   private readonly givenAgent: http.Agent | undefined;
+  private readonly idleSocketTimeoutMs: number;
   /** Agents by kind and client-certificate identity (an exec plugin may rotate the certificate). */
   private readonly agents = new Map<string, http.Agent>();
   /** The TLS context of the current credential's agents, by client-certificate identity. */
@@ -205,6 +219,7 @@ export class KubeTransport {
     }
     this.credentials = new KubeCredentials(kc);
     this.givenAgent = options.agent;
+    this.idleSocketTimeoutMs = options.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS;
     this.warningHandler = options.warningHandler;
   }
 
@@ -219,11 +234,17 @@ export class KubeTransport {
 
   /**
    * A new agent with the kubeconfig's TLS material (and a client certificate from an exec plugin when
-   * given), through the cluster's `proxy-url` when it has one; keep-alive for the shared one, not for
-   * watches.
+   * given), through the cluster's `proxy-url` when it has one; keep-alive for the shared one (idle
+   * connections closed after `idleSocketTimeoutMs`: Node's agent destroys a free socket whose timeout
+   * fires, and only emits `timeout` on one in use), not for watches.
    */
   createAgent(keepAlive: boolean, credential?: Pick<Credential, 'cert' | 'key'>): http.Agent {
-    const common = { keepAlive, maxFreeSockets: DEFAULT_MAX_FREE_SOCKETS, scheduling: 'lifo' as const };
+    const common = {
+      keepAlive,
+      maxFreeSockets: DEFAULT_MAX_FREE_SOCKETS,
+      scheduling: 'lifo' as const,
+      ...(keepAlive ? { timeout: this.idleSocketTimeoutMs } : {}),
+    };
     const tls: TlsOptions = { ...this.tls };
     if (credential?.cert !== undefined && credential.key !== undefined) {
       tls.cert = credential.cert;
@@ -376,16 +397,23 @@ export class KubeTransport {
     const send = options.protocol === 'https:' ? nodeHttps.request : nodeHttp.request;
     const method = options.method ?? 'GET';
     return new Promise((resolve, reject) => {
-      const request = send(signal === undefined ? options : { ...options, signal }, (res) => {
-        if (this.warningHandler !== undefined) this.reportWarnings(res, method, pathname(options.path));
-        resolve(res);
-      });
-      request.on('error', (err) => {
-        reject(
-          signal?.aborted === true ? err : connectionError(err, `${method} ${pathname(options.path)} failed`),
-        );
-      });
-      request.end(payload);
+      const attempt = (retry: boolean): void => {
+        const request = send(signal === undefined ? options : { ...options, signal }, (res) => {
+          if (this.warningHandler !== undefined) this.reportWarnings(res, method, pathname(options.path));
+          resolve(res);
+        });
+        request.on('error', (err) => {
+          if (signal?.aborted === true) return reject(err);
+          // A GET that failed on a kept-alive connection before any answer is sent once more on another,
+          // as Go's transport retries a replayable request: the server may have closed the idle
+          // connection as the request went out. A write is not repeated (it may have been applied).
+          if (retry && request.reusedSocket && method === 'GET' && isConnectionReset(err))
+            return attempt(false);
+          reject(connectionError(err, `${method} ${pathname(options.path)} failed`));
+        });
+        request.end(payload);
+      };
+      attempt(true);
     });
   }
 
@@ -467,4 +495,10 @@ export function toApiError(
     ...(status !== undefined ? { status } : {}),
     ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
   });
+}
+
+/** A connection closed under a request: reset by the peer, or closed before the answer came. */
+function isConnectionReset(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
