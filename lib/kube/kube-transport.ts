@@ -403,12 +403,17 @@ export class KubeTransport {
           resolve(res);
         });
         request.on('error', (err) => {
-          if (signal?.aborted === true) return reject(err);
+          if (signal?.aborted === true) {
+            reject(err);
+            return;
+          }
           // A GET that failed on a kept-alive connection before any answer is sent once more on another,
           // as Go's transport retries a replayable request: the server may have closed the idle
           // connection as the request went out. A write is not repeated (it may have been applied).
-          if (retry && request.reusedSocket && method === 'GET' && isConnectionReset(err))
-            return attempt(false);
+          if (retry && request.reusedSocket && method === 'GET' && isConnectionReset(err)) {
+            attempt(false);
+            return;
+          }
           reject(connectionError(err, `${method} ${pathname(options.path)} failed`));
         });
         request.end(payload);
