@@ -5,31 +5,21 @@
 // process (10 ConfigMaps patched in loops through kube-apiserver); the stalled clients and the /healthz
 // probes are this one. Windows of 6 s before, during and after the flood (the soak's are 10 s), to keep `make test-real`
 // short (~37 s for this file).
-import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { loadavg } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadKubeConfig } from '../../lib/kube/kube-config.js';
-import { ObjectClient } from '../../lib/kube/object-client.js';
+import { describe, expect, it } from 'vitest';
 import { operatorWindow, startFixture, type FixtureProcess } from '../debug/support/operator-process.js';
 import { percentile, stallStreams } from '../debug/support/stream-flood.js';
 import { REAL_BACKEND } from './real-backend.js';
+import { suiteNamespace } from './suite-namespace.js';
 
 const WINDOW_MS = 6_000;
 const STALLED = 2_000;
 const PATCHERS = 10;
 
 describe.runIf(REAL_BACKEND)('issue 27 on a real kube-apiserver: stalled live-view streams', () => {
-  const ns = `rel27s-${randomBytes(3).toString('hex')}`;
-  let client: ObjectClient;
-  beforeAll(async () => {
-    client = new ObjectClient({ kubeConfig: loadKubeConfig() });
-    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  });
-  afterAll(async () => {
-    await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
-    client.close();
-  });
+  const suite = suiteNamespace('rel27s');
+  const ns = suite.name;
 
   it('2,000 clients that open /debug/api/stream and never read: 16 streamed and the rest 503, reconciles within 20 % of the windows around the flood, /healthz p99 < 100 ms, RSS growth < 100 MiB', async () => {
     const loadAtStart = loadavg()[0] ?? 0;

@@ -2,29 +2,20 @@
 // operator that runs under a Lease — /readyz 503 naming it while it starts, start() fails loudly within the
 // start timeout, and the healthy replica holds kube-apiserver's Lease and reconciles — and `reconcilekit plan`'s dry-run proxy holding kube-apiserver's own credentials
 // (spec/cli/plan-cli.test.ts runs on this backend too, for the bypasses).
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Controller } from '../../lib/controller/controller.js';
 import { loadKubeConfig } from '../../lib/kube/kube-config.js';
-import { ObjectClient } from '../../lib/kube/object-client.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { Operator } from '../../lib/operator/operator.js';
 import { isStartTimeout, type StartTimeoutError } from '../../lib/index.js';
 import { REAL_BACKEND } from './real-backend.js';
+import { suiteNamespace } from './suite-namespace.js';
 
 const silent = createLogger({ silent: true });
 
 describe.runIf(REAL_BACKEND)('issue 27 on a real kube-apiserver', () => {
-  const ns = `rel27-${randomBytes(3).toString('hex')}`;
-  let client: ObjectClient;
-  beforeAll(async () => {
-    client = new ObjectClient({ kubeConfig: loadKubeConfig() });
-    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  });
-  afterAll(async () => {
-    await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
-    client.close();
-  });
+  const suite = suiteNamespace('rel27');
+  const ns = suite.name;
 
   it('a replica whose member never starts: /readyz 503 naming it, StartTimeoutError naming it within the timeout, and it never holds the Lease — the healthy replica leads and reconciles', async () => {
     const lease = { leaseName: 'hung-member', namespace: ns };
@@ -85,7 +76,7 @@ describe.runIf(REAL_BACKEND)('issue 27 on a real kube-apiserver', () => {
       await bStarting;
       const names = ['one', 'two', 'three'];
       for (const name of names) {
-        await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns } });
+        await suite.client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns } });
       }
       while (!names.every((n) => seen.has(`${ns}/${n}`)) && performance.now() - began < 30_000) {
         await new Promise((r) => setTimeout(r, 50));
@@ -93,7 +84,7 @@ describe.runIf(REAL_BACKEND)('issue 27 on a real kube-apiserver', () => {
       expect([...seen].filter((k) => names.some((n) => k === `${ns}/${n}`)).sort()).toEqual(
         names.map((n) => `${ns}/${n}`).sort(),
       );
-      const held = (await client.get({
+      const held = (await suite.client.get({
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         namespace: ns,
@@ -109,7 +100,7 @@ describe.runIf(REAL_BACKEND)('issue 27 on a real kube-apiserver', () => {
       expect(hungStops).toBe(1);
       expect(a.ready).toBe(false);
       // The failed replica stopped whole; the leader is still the healthy one.
-      const after = (await client.get({
+      const after = (await suite.client.get({
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         namespace: ns,
