@@ -38,7 +38,7 @@ async function snapshot(operator: FixtureProcess, label: string, phase: string):
   await operator.ask(`snapshot ${SNAPSHOTS}/${label}-${phase}.heapsnapshot`);
 }
 
-const MEMORY = ['heapUsedMiB', 'heapTotalMiB', 'externalMiB', 'brkMiB', 'anonMiB'] as const;
+const MEMORY = ['heapUsedMiB', 'heapTotalMiB', 'newSpaceMiB', 'externalMiB', 'brkMiB', 'anonMiB'] as const;
 
 /**
  * One run: the operator and the patch load, a window before, `stalled` clients opened, a window
