@@ -29,7 +29,12 @@ export function splitObjectKey(key: string): { namespace?: string; name: string 
  */
 export class Store<T extends KubernetesObject = KubernetesObject> {
   private readonly objects = new Map<string, T>();
-  private readonly owners = new Map<string, Set<string>>();
+  /**
+   * Keys of the stored objects per ownerReference uid: the key itself while an owner has one dependent (the
+   * common case: a ConfigMap per custom resource), a Set from the second on. A Set per owner cost ~150
+   * bytes per cached dependent (the Set and its hash table), a fifth of the object's own heap.
+   */
+  private readonly owners = new Map<string, string | Set<string>>();
   /** Field indexes (`addIndex`), created on first use. */
   private fields: FieldIndexes<T> | undefined;
 
@@ -64,7 +69,7 @@ export class Store<T extends KubernetesObject = KubernetesObject> {
     const keys = this.owners.get(uid);
     if (keys === undefined) return [];
     const found: T[] = [];
-    for (const key of keys) {
+    for (const key of typeof keys === 'string' ? [keys] : keys) {
       const obj = this.objects.get(key);
       if (obj !== undefined) found.push(obj);
     }
@@ -111,12 +116,10 @@ export class Store<T extends KubernetesObject = KubernetesObject> {
     if (old !== undefined) this.unindex(key, old);
     this.objects.set(key, obj);
     for (const ref of obj.metadata?.ownerReferences ?? []) {
-      let keys = this.owners.get(ref.uid);
-      if (keys === undefined) {
-        keys = new Set();
-        this.owners.set(ref.uid, keys);
-      }
-      keys.add(key);
+      const keys = this.owners.get(ref.uid);
+      if (keys === undefined) this.owners.set(ref.uid, key);
+      else if (typeof keys !== 'string') keys.add(key);
+      else if (keys !== key) this.owners.set(ref.uid, new Set([keys, key]));
     }
     this.fields?.set(key, obj);
     return old;
@@ -135,8 +138,11 @@ export class Store<T extends KubernetesObject = KubernetesObject> {
   private unindex(key: string, obj: T): void {
     for (const ref of obj.metadata?.ownerReferences ?? []) {
       const keys = this.owners.get(ref.uid);
-      keys?.delete(key);
-      if (keys?.size === 0) this.owners.delete(ref.uid);
+      if (keys === key) this.owners.delete(ref.uid);
+      else if (typeof keys === 'object') {
+        keys.delete(key);
+        if (keys.size === 0) this.owners.delete(ref.uid);
+      }
     }
   }
 }

@@ -51,4 +51,25 @@ describe('Store', () => {
     expect(s.byOwnerUid('owner-1')).toEqual([]);
     expect(s.byOwnerUid('nobody')).toEqual([]);
   });
+
+  it('keeps the owner index right as an owner goes from one dependent to several and back to none', () => {
+    const s = new Store();
+    s.set(obj('c1', 'ns', ['o']));
+    s.set(obj('c1', 'ns', ['o'])); // the same dependent again (an update): still one
+    expect(s.byOwnerUid('o').map(objectKey)).toEqual(['ns/c1']);
+    s.set(obj('c2', 'ns', ['o']));
+    s.set(obj('c3', 'ns', ['o', 'o'])); // a duplicated reference counts once
+    expect(s.byOwnerUid('o').map(objectKey).sort()).toEqual(['ns/c1', 'ns/c2', 'ns/c3']);
+    s.delete('ns/c3');
+    s.delete('ns/c1');
+    expect(s.byOwnerUid('o').map(objectKey)).toEqual(['ns/c2']);
+    s.set(obj('c2', 'ns', [])); // its reference removed
+    expect(s.byOwnerUid('o')).toEqual([]);
+    s.set(obj('c4', 'ns', ['o']));
+    s.set(obj('c5', 'ns', ['p']));
+    expect(s.byOwnerUid('o').map(objectKey)).toEqual(['ns/c4']);
+    s.delete('ns/c4');
+    expect(s.byOwnerUid('o')).toEqual([]);
+    expect(s.byOwnerUid('p').map(objectKey)).toEqual(['ns/c5']);
+  });
 });
