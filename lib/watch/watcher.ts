@@ -9,6 +9,7 @@ import { Store, objectKey } from './store.js';
 import { FailureSummary } from './failure-summary.js';
 import { WatchBackoff } from './watch-backoff.js';
 import { boundHeapGrowth } from './v8-heap.js';
+import { compactObject } from './compact-object.js';
 import type { WatchEvent } from './watch-event.js';
 import {
   DEFAULT_LIST_PAGE_SIZE,
@@ -301,6 +302,8 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
           signal,
           ...(resource.metadataOnly === true ? { metadataOnly: true } : {}),
         });
+        // Dropped as each page arrives, so a large list does not hold every object's managedFields at once.
+        for (const obj of page.items) compactObject(obj, this.strip);
         items.push(...page.items);
         if (token === undefined) listRv = page.metadata.resourceVersion;
         token = page.metadata.continue;
@@ -335,7 +338,6 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
     let budget = chunk;
     const seen = new Set<string>();
     for (const obj of items) {
-      if (this.strip) stripManagedFields(obj);
       const key = objectKey(obj);
       seen.add(key);
       const old = this.store.get(key);
@@ -399,7 +401,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
         return;
       }
       if (type === 'ADDED') {
-        if (this.strip) stripManagedFields(object);
+        compactObject(object, this.strip);
         items.push(object);
       } else if (type === 'BOOKMARK') {
         if (object.metadata?.annotations?.[INITIAL_EVENTS_END] !== 'true') return;
@@ -468,7 +470,7 @@ export class Watcher<T extends KubernetesObject = KubernetesObject> {
   }
 
   private handle(type: string, object: T): void {
-    if (this.strip) stripManagedFields(object);
+    compactObject(object, this.strip);
     const rv = object.metadata?.resourceVersion;
     switch (type) {
       case 'ADDED':
@@ -531,16 +533,4 @@ async function yieldToEventLoop(signal: AbortSignal): Promise<void> {
 /** Reads `signal.aborted` afresh (it changes across awaits; TypeScript narrows it as if it could not). */
 function isAborted(signal: AbortSignal): boolean {
   return signal.aborted;
-}
-
-/**
- * Drops `metadata.managedFields` (the object was just parsed from the response: ours) by giving it a new
- * metadata without them: `delete` would leave the metadata in V8's dictionary mode, which costs more than
- * the copy saves (a cached ConfigMap: 1,188 bytes of heap after `delete`, 812 with the copy).
- */
-function stripManagedFields(obj: KubernetesObject): void {
-  const metadata = obj.metadata;
-  if (metadata?.managedFields === undefined) return;
-  const { managedFields: _dropped, ...rest } = metadata;
-  obj.metadata = rest;
 }
