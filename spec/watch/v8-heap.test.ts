@@ -1,7 +1,7 @@
 // An informer bounds V8's heap growth in its process (boundHeapGrowth): a process that then keeps many objects
 // alive (what an initial list does) does not grow its new space, where V8 alone grows it (to 32 MiB on Node 22,
 // 128 MiB on Node 24; the start-up size differs too: 8 and 16 MiB), and its
-// old space stays within about twice the live objects, where V8 alone lets it grow to three or four times. A child process runs the built package (dist) against the embedded server, as
+// old space stays within about 1.5 times the live objects, where V8 alone lets it grow to three or four times. A child process runs the built package (dist) against the embedded server, as
 // an operator would: the new space is sized once per process, so it needs a fresh one.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
