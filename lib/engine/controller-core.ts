@@ -654,6 +654,15 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       endTerm: (reason) => {
         this.pool.stopNow(reason);
       },
+      // Keys adopted from a released shard reach the queue as this shard's own objects' events do.
+      adoptedChanged: (key, obj, old) => {
+        this.sourceHandlers().changed(key, obj as Obj, old as Obj | undefined, false, false);
+      },
+      adoptedDeleted: (key, obj) => {
+        // Relabelled to this shard: its own watch has it (or will: the move is told from a delete).
+        if (this.sources?.primary?.get(key) !== undefined) return;
+        this.sourceHandlers().deleted(key, obj as Obj);
+      },
     });
     await new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
@@ -689,7 +698,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     const resource = this.config.resource;
     const client = this.client;
     if (resource === undefined || client === undefined) return true;
-    const cached = this.sources?.primary?.get(key);
+    const cached = this.sources?.primary?.get(key) ?? (run.adoptedObject(key) as Obj | undefined);
     if (cached !== undefined) {
       const verdict = run.verdict(cached);
       if (verdict === 'mine') return true;
@@ -734,7 +743,12 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
       }
     }
     // Back in this shard's watch meanwhile: its own event runs it.
-    if (this.sources?.primary?.get(key) !== undefined || this.departures.get(key) !== last) return false;
+    if (
+      this.sources?.primary?.get(key) !== undefined ||
+      run.adoptedObject(key) !== undefined ||
+      this.departures.get(key) !== last
+    )
+      return false;
     this.departures.delete(key);
     if (live === undefined || live.metadata?.uid !== last.metadata?.uid) {
       // Deleted: the delete path, as without sharding.
@@ -827,7 +841,7 @@ export class ControllerCore<Obj extends KubernetesObject = KubernetesObject> {
     if (this.sharedFence !== undefined && !fenceOpen(this.sharedFence)) return;
     const trigger = this.historyRecorder === undefined ? undefined : this.triggers.take(key);
     if (this.shardRun !== undefined && !(await this.shardGate(this.shardRun, queue, key, signal))) return;
-    let fromStore = this.sources?.primary?.get(key);
+    let fromStore = this.sources?.primary?.get(key) ?? (this.shardRun?.adoptedObject(key) as Obj | undefined);
     if (this.ownPatches.size > 0 && fromStore !== undefined) fromStore = this.latest(key, fromStore);
     const obj = fromStore ?? this.objects.remembers(key);
     const pending = obj === undefined ? undefined : this.objects.tombstone(key);

@@ -1,9 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { isConflict } from '../kube/api-error.js';
 import type { ObjectClient } from '../kube/object-client.js';
 import type { ResourceRef } from '../kube/resource-ref.js';
 import { HashRing } from './hash-ring.js';
 import { patchLabels } from './label-patch.js';
 import {
+  SHARD_HANDED_TO_ANNOTATION,
   SHARD_ID_LABEL,
   SHARD_LEAVING_ANNOTATION,
   SHARD_RING_LABEL,
@@ -93,18 +95,7 @@ export async function handOffOwnObjects(o: HandOffOptions): Promise<HandOffResul
       ...requestOptions,
     }),
   ]);
-  const now = Date.now();
-  const view = new ShardLeases(() => now);
-  for (const lease of leases.items) {
-    if (lease.metadata?.labels?.[SHARD_ID_LABEL] === o.shard) continue;
-    // Only Leases renewed within their duration (by their own renewTime: a hint; the sharder, timing
-    // what it sees itself, moves again whatever lands on a shard that turns out dead).
-    const renewed = Date.parse(lease.spec?.renewTime ?? '');
-    const durationMs = (lease.spec?.leaseDurationSeconds ?? 0) * 1000;
-    if (Number.isFinite(renewed) && renewed + durationMs < now) continue;
-    view.observe(lease);
-  }
-  const members = view.members();
+  const members = liveMembers(leases.items, o.shard);
   if (members.size === 0) return { moved: 0, left: o.objects.length, alone: true };
   const ring = new HashRing(
     members.keys(),
@@ -140,6 +131,89 @@ export async function handOffOwnObjects(o: HandOffOptions): Promise<HandOffResul
   await runLanes(childWork, limit);
   const moved = await runLanes(objectWork, limit);
   return { moved, left: objectWork.length - moved, alone: false };
+}
+
+const LEASE_REF = {
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  plural: 'leases',
+} as const;
+
+/** The ring's live members other than `shard` (identity → shard id), from a list of the ring's Leases. */
+function liveMembers(leases: readonly ShardLease[], shard: string): Map<string, string> {
+  const now = Date.now();
+  const view = new ShardLeases(() => now);
+  for (const lease of leases) {
+    if (lease.metadata?.labels?.[SHARD_ID_LABEL] === shard) continue;
+    // Only Leases renewed within their duration (by their own renewTime: a hint; the sharder, timing
+    // what it sees itself, moves again whatever lands on a shard that turns out dead).
+    const renewed = Date.parse(lease.spec?.renewTime ?? '');
+    const durationMs = (lease.spec?.leaseDurationSeconds ?? 0) * 1000;
+    if (Number.isFinite(renewed) && renewed + durationMs < now) continue;
+    view.observe(lease);
+  }
+  return view.members();
+}
+
+/**
+ * What {@link recordHandOff} needs.
+ * @category Sharding
+ */
+export interface RecordHandOffOptions {
+  /** Client for the Leases (unfenced: the caller's passes have all returned). */
+  client: ObjectClient;
+  controller: string;
+  leaseNamespace: string;
+  /** The shard handing over (its Lease is still held). */
+  shard: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The first half of a graceful stop's hand-over without a write per object, made by the stopping replica
+ * after its passes all returned and before it releases its shard Lease: one resourceVersion-guarded write
+ * of its Lease, marking it {@link SHARD_LEAVING_ANNOTATION} and recording in
+ * {@link SHARD_HANDED_TO_ANNOTATION} the live members it hands to (identity → shard). Once the Lease is
+ * released, those members adopt the keys the recorded ring gives them ({@link RecordedRing}) and the
+ * sharder relabels the objects to the same owners. Returns the recorded members (empty: no one to hand
+ * to, nothing written), or throws when the Lease no longer names `shard` or the write failed (the caller
+ * then hands over object by object, {@link handOffOwnObjects}).
+ * @category Sharding
+ */
+export async function recordHandOff(o: RecordHandOffOptions): Promise<Map<string, string>> {
+  const leaseRef = { ...LEASE_REF, namespace: o.leaseNamespace };
+  const requestOptions = o.signal === undefined ? {} : { signal: o.signal };
+  for (let attempt = 0; ; attempt++) {
+    const leases = await o.client.list<ShardLease>(leaseRef, {
+      labelSelector: `${SHARD_RING_LABEL}=${o.controller}`,
+      ...requestOptions,
+    });
+    const own = leases.items.find((l) => l.metadata?.labels?.[SHARD_ID_LABEL] === o.shard);
+    if (own?.spec?.holderIdentity !== o.shard)
+      throw new Error(`the Lease of shard ${o.shard} no longer names it`);
+    const members = liveMembers(leases.items, o.shard);
+    if (members.size === 0) return members;
+    try {
+      await o.client.patch(
+        { ...leaseRef, name: own.metadata?.name ?? shardLeaseName(o.controller, o.shard) },
+        {
+          metadata: {
+            // Guarded: a renewal or a reap in between fails this write, and the record is made again.
+            resourceVersion: own.metadata?.resourceVersion,
+            annotations: {
+              [SHARD_LEAVING_ANNOTATION]: 'true',
+              [SHARD_HANDED_TO_ANNOTATION]: JSON.stringify(Object.fromEntries(members)),
+            },
+          },
+        },
+        'merge',
+        requestOptions,
+      );
+      return members;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 2) throw err;
+    }
+  }
 }
 
 /** Labels one object for `want` if it still names `shard`; false when it did not move. */

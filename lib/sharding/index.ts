@@ -13,6 +13,7 @@ export {
   SHARD_IDENTITY_LABEL,
   SHARD_REAPED_ANNOTATION,
   SHARD_LEAVING_ANNOTATION,
+  SHARD_HANDED_TO_ANNOTATION,
   ringIdentity,
   ringNameProblem,
   shardLabels,
@@ -35,8 +36,11 @@ export {
   type SharderOptions,
   type ShardKey,
 } from './sharder.js';
+export { RecordedRing, type RecordedRingOptions } from './recorded-ring.js';
 export {
   handOffOwnObjects,
+  recordHandOff,
+  type RecordHandOffOptions,
   DEFAULT_HAND_OFF_CONCURRENCY,
   type HandOffOptions,
   type HandOffResult,

@@ -10,7 +10,8 @@ import { promClient } from '../util/prom-client.js';
  *   this replica holds a shard Lease / the sharder Lease;
  * - `reconcilekit_shard_handovers_total{controller,how}`: objects (re)assigned, by how — `assign` (had no
  *   shard), `drain` (asked the live owner to let go), `move` (from a dead or unknown shard), `hand-off`
- *   (labelled for its new owner by a replica stopping gracefully);
+ *   (labelled for its new owner by a replica stopping gracefully), `adopt` (a key of a shard released with
+ *   a recorded ring, taken by its recorded owner before its label moved);
  * - `reconcilekit_shard_handover_seconds{controller}`: from the drain request to the new owner's label.
  * @category Sharding
  */
@@ -70,7 +71,7 @@ export class ShardingMetrics {
     });
     this.handovers = new p.Counter({
       name: 'reconcilekit_shard_handovers_total',
-      help: 'Objects assigned to a shard, by how: assign (had none), drain (live owner asked to let go), move (owner dead or unknown), hand-off (by a replica stopping gracefully)',
+      help: 'Objects assigned to a shard, by how: assign (had none), drain (live owner asked to let go), move (owner dead or unknown), hand-off (labelled by a replica stopping gracefully), adopt (a key of a released shard taken by its recorded owner before its label moved)',
       labelNames: ['controller', 'how'],
       registers,
     });

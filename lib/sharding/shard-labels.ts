@@ -43,6 +43,15 @@ export const SHARD_REAPED_ANNOTATION = 'ring.shard.reconcilekit.io/reaped-by';
  * @category Sharding
  */
 export const SHARD_LEAVING_ANNOTATION = 'ring.shard.reconcilekit.io/leaving';
+/**
+ * Annotation a replica stopping gracefully writes on its shard Lease (while it still holds it, after its
+ * passes all returned) before releasing it: the ring it hands its keys to, as JSON `{ identity: shard }`
+ * of the live members it saw. Once the Lease is released, each member named there adopts the released
+ * shard's objects that this recorded ring gives it (before any label moves), and the sharder relabels
+ * them to the same owners.
+ * @category Sharding
+ */
+export const SHARD_HANDED_TO_ANNOTATION = 'ring.shard.reconcilekit.io/handed-to';
 
 /** A label key's name part, a label value (both at most 63 characters). */
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;

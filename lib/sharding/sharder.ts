@@ -13,6 +13,7 @@ import type { Logger } from '../observability/logger.js';
 import { Informer } from '../watch/informer.js';
 import { objectKey } from '../watch/store.js';
 import { HashRing } from './hash-ring.js';
+import { RecordedRing } from './recorded-ring.js';
 import { ShardingMetrics } from './metrics.js';
 import {
   SHARD_ID_LABEL,
@@ -119,6 +120,8 @@ export class Sharder {
   private readonly inFlight = new Set<string>();
   /** Shards this process knows are done (stopped gracefully): moved at once, even before their Lease shows it. */
   private readonly departed = new Set<string>();
+  /** Rings recorded by shards of this process that stopped (the sharder may see their Lease later). */
+  private readonly records = new Map<string, RecordedRing>();
   private ring: HashRing | undefined;
   private leaseInformer: Informer<ShardLease> | undefined;
   private objectInformer: Informer | undefined;
@@ -185,10 +188,13 @@ export class Sharder {
   /**
    * This process's shard `shard` stopped gracefully (its passes drained): move its objects now. Resolves
    * once none is labelled with it any more, or after `timeoutMs`; at once when this replica is not the
-   * sharder (the sharder sees the released Lease).
+   * sharder (the sharder sees the released Lease). `handedTo`: the ring the shard recorded on its Lease
+   * (identity → shard), whose members adopt its keys: its objects move to their owners on that ring.
    */
-  async handOff(shard: string, timeoutMs: number): Promise<void> {
+  async handOff(shard: string, timeoutMs: number, handedTo?: ReadonlyMap<string, string>): Promise<void> {
     this.departed.add(shard);
+    if (handedTo !== undefined && handedTo.size > 0)
+      this.records.set(shard, new RecordedRing(handedTo, this.ringOptions()));
     if (!this.leading) return;
     const deadline = Date.now() + timeoutMs;
     this.kick();
@@ -315,6 +321,13 @@ export class Sharder {
     this.timer = setTimeout(() => void this.rebalance(), DEBOUNCE_MS);
   }
 
+  private ringOptions(): { keyOf: (obj: KubernetesObject) => string; virtualNodes?: number } {
+    return {
+      keyOf: this.keyOf,
+      ...(this.o.virtualNodes === undefined ? {} : { virtualNodes: this.o.virtualNodes }),
+    };
+  }
+
   private ringOf(ready: readonly string[]): HashRing {
     const sorted = [...ready].sort();
     if (this.ring?.members.join('\n') !== sorted.join('\n')) {
@@ -353,6 +366,19 @@ export class Sharder {
       // objects moves; a renewal racing that write wins, and the shard keeps its objects.
       const kept = await this.reapExpired(store.list(), shards, writer);
       const leaving = this.leases.leaving();
+      // A shard that stopped gracefully recorded the ring it handed its keys to, whose members adopt them
+      // before any label moves: its objects go to their recorded owner while that owner is ready (once
+      // it is not, its own fence has closed, and they move as from any dead shard).
+      const recorded = new Map<string, RecordedRing | undefined>();
+      const recordedOwner = (shard: string, obj: KubernetesObject): string | undefined => {
+        if (!recorded.has(shard))
+          recorded.set(
+            shard,
+            this.records.get(shard) ?? RecordedRing.of(this.leases.leaseOf(shard), this.ringOptions(), false),
+          );
+        const owner = recorded.get(shard)?.ownerOf(obj);
+        return owner !== undefined && shards.get(owner) === 'ready' ? owner : undefined;
+      };
       if (members.size > 0) {
         const ring = this.ringOf([...members.keys()]);
         for (const obj of store.list()) {
@@ -361,9 +387,11 @@ export class Sharder {
           const draining = labels[this.labels.drain] !== undefined;
           if (current !== '') counts.set(current, (counts.get(current) ?? 0) + 1);
           const key = objectKey(obj);
-          const want = members.get(ring.owner(this.keyOf(obj)) as string) as string;
           // A live shard keeps its objects (and their children) until it let them go.
           const stays = current !== '' && (shards.get(current) === 'ready' || kept.has(current));
+          const ringWant = members.get(ring.owner(this.keyOf(obj)) as string) as string;
+          const want: string =
+            (current !== '' && !stays ? recordedOwner(current, obj) : undefined) ?? ringWant;
           target.set(key, stays ? current : want);
           // A live shard that is leaving hands its objects over itself.
           if (this.inFlight.has(key) || kept.has(current) || (stays && leaving.has(current))) continue;
