@@ -426,7 +426,7 @@ describe.runIf(REAL_BACKEND)('sharding: operator processes on a real kube-apiser
       // saw each label move, and how long after that the new owner's first pass started.
       const stopLog = leaving.output
         .split('\n')
-        .filter((l) => /stopping|handed|stopped|hand the objects/.test(l))
+        .filter((l) => /stopping|handed|stopped|hand the objects|recorded the ring|released the lease|record the hand-over/.test(l))
         .map((l) => {
           try {
             const entry = JSON.parse(l) as { timestamp?: string; message?: string; ms?: number };
