@@ -35,6 +35,8 @@ interface Pass {
   n: unknown;
   start: number;
   end: number;
+  /** The object's shard label as the pass saw it. */
+  label: string | undefined;
 }
 
 describe('sharding option (Controller)', () => {
@@ -56,6 +58,7 @@ describe('sharding option (Controller)', () => {
     passes: Pass[],
     cleanups: string[],
     withCleanup: boolean,
+    sharder = true,
   ): Controller<Widget> {
     const reconcile = async (_ctx: unknown, req: ReconcileRequest<Widget>) => {
       const key = `${req.object.metadata?.namespace}/${req.object.metadata?.name}`;
@@ -68,6 +71,7 @@ describe('sharding option (Controller)', () => {
         n: req.object.spec?.n,
         start,
         end: performance.now(),
+        label: req.object.metadata?.labels?.[shardLabels(controller).shard],
       });
     };
     const c = new Controller<Widget>({
@@ -83,7 +87,7 @@ describe('sharding option (Controller)', () => {
             },
           }
         : reconcile,
-      sharding: { leaseNamespace: 'default', identity: name, ...timing },
+      sharding: { leaseNamespace: 'default', identity: name, sharder, ...timing },
       registry: registries.set(name, new Registry()).get(name),
       workers: 4,
       logger: createLogger({ silent: true }),
@@ -193,13 +197,9 @@ describe('sharding option (Controller)', () => {
     // loaded machine must not fail make test.
     expect(movedWithin).toBeLessThan(5_000);
     expect(cleanups).toEqual([]);
-    // b labelled its objects for their new owners itself, before its Lease went.
-    const handedOff = (
-      await registries.get('b')?.getSingleMetric('reconcilekit_shard_handovers_total')?.get()
-    )?.values
-      .filter((v) => v.labels.how === 'hand-off')
-      .reduce((sum, v) => sum + v.value, 0);
-    expect(handedOff).toBe(bKeys.length);
+    // b wrote no label: a and c adopted its keys from the ring it recorded on its Lease.
+    const handedOff = await handovers('b', 'hand-off');
+    expect(handedOff).toBe(0);
 
     // A real deletion runs the cleanup once, on the object's shard, and the object goes.
     await h.client.delete(ref('w7'));
@@ -211,6 +211,68 @@ describe('sharding option (Controller)', () => {
     expect((await widgets()).map((w) => w.metadata?.name)).not.toContain('w7');
     await sleep(300);
     expect(cleanups).toHaveLength(1);
+    expectNoOverlap(passes);
+  });
+
+  /** A replica's `reconcilekit_shard_handovers_total` of one kind. */
+  async function handovers(name: string, how: string): Promise<number> {
+    const metric = await registries.get(name)?.getSingleMetric('reconcilekit_shard_handovers_total')?.get();
+    return (metric?.values ?? []).filter((v) => v.labels.how === how).reduce((sum, v) => sum + v.value, 0);
+  }
+
+  it('a graceful stop hands its keys over by adoption: their recorded owners reconcile them while the labels still name the stopped shard', async () => {
+    const passes: Pass[] = [];
+    // Only d campaigns for the sharder, and d stops first (its sharder relabels its objects as it goes):
+    // then no one relabels b's objects when b stops, so every pass of them on a or c is an adoption.
+    const d = replica('d', 'sites', passes, [], false);
+    await d.start();
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => replica(name, 'sites', passes, [], false, false)) as [
+      Controller<Widget>,
+      Controller<Widget>,
+      Controller<Widget>,
+    ];
+    await Promise.all([a.start(), b.start(), c.start()]);
+    for (let i = 0; i < N; i++) await h.client.create(widget(`w${i}`, {}, { n: 1 }));
+    await converged(passes, [a, b, c, d], 1, 'four replicas');
+    await d.stop();
+    const list = await converged(passes, [a, b, c], 1, 'three replicas, no sharder');
+    const label = shardLabels('sites').shard;
+    const bShard = b.core.shard;
+    const bKeys = list
+      .filter((w) => w.metadata?.labels?.[label] === bShard)
+      .map((w) => `default/${w.metadata?.name}`);
+    expect(bKeys.length).toBeGreaterThan(1);
+    const before = passes.length;
+    const adoptedBefore = { a: await handovers('a', 'adopt'), c: await handovers('c', 'adopt') };
+    await b.stop();
+    const after = (): Pass[] => passes.slice(before).filter((p) => p.replica !== 'b');
+    await eventually(
+      () => bKeys.every((k) => after().some((p) => p.key === k)),
+      5_000,
+      "b's keys reconciled by a and c",
+    );
+    // Each ran while its label still named b's shard: no write moved it.
+    for (const k of bKeys) expect(after().find((p) => p.key === k)?.label).toBe(bShard);
+    const still = (await widgets()).filter((w) => w.metadata?.labels?.[label] === bShard);
+    expect(still).toHaveLength(bKeys.length);
+    expect(await handovers('b', 'hand-off')).toBe(0);
+    // Each key adopted once, by its recorded owner; both survivors got a share.
+    const adoptedBy = {
+      a: (await handovers('a', 'adopt')) - adoptedBefore.a,
+      c: (await handovers('c', 'adopt')) - adoptedBefore.c,
+    };
+    expect(adoptedBy.a + adoptedBy.c).toBe(bKeys.length);
+    expect(new Set(bKeys.map((k) => after().find((p) => p.key === k)?.replica)).size).toBe(
+      [adoptedBy.a, adoptedBy.c].filter((n) => n > 0).length,
+    );
+    // A change to an adopted object reaches its adopter through the adoption watch.
+    const changed = bKeys[0]?.slice('default/'.length) ?? '';
+    await h.client.patch(ref(changed), { spec: { n: 2 } }, 'merge');
+    await eventually(
+      () => after().some((p) => p.key === `default/${changed}` && p.n === 2),
+      5_000,
+      'the change of an adopted object reconciled',
+    );
     expectNoOverlap(passes);
   });
 
