@@ -121,6 +121,8 @@ describe('soak: stalled live-view streams', () => {
     expect(flood.ratio).toBeGreaterThanOrEqual(0.8);
     expect(flood.healthP99Ms[1]).toBeLessThan(100);
     expect(own(1)).toBeLessThan(100);
-    expect(own(3)).toBeLessThan(100);
+    // Given back once they have left: the flood's own growth 10 s later (27 Nov, load 6: +8 MiB; +27 before
+    // the probe thread collected its garbage after a flood, +85 in the run of 27 Nov 05:19).
+    expect(own(3)).toBeLessThan(24);
   });
 });
