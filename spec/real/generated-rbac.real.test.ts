@@ -5,11 +5,10 @@
 // the grant is refused with 403.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGenerateCommand } from '../../lib/cli/generate-command.js';
 import { isApiError, isNotFound } from '../../lib/kube/api-error.js';
@@ -19,6 +18,7 @@ import { installCrds } from '../../lib/testing/install-crds.js';
 import { applyManifests, readManifests } from '../../lib/testing/manifests.js';
 import { waitFor } from '../../lib/testing/wait-for.js';
 import { REAL_BACKEND } from './real-backend.js';
+import { deleteClusterRbac, serviceAccountKubeconfig } from './service-account.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const MAIN = join(root, 'dist/examples/website-operator/main.js');
@@ -52,37 +52,14 @@ describe.runIf(REAL_BACKEND)('generated RBAC on a real kube-apiserver', () => {
     const gone = (e: unknown): void => {
       if (!isNotFound(e)) throw e;
     };
-    for (const o of rbac) {
-      const plural = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings' }[o.kind ?? ''];
-      if (plural !== undefined)
-        await admin
-          .delete({
-            apiVersion: o.apiVersion ?? '',
-            kind: o.kind ?? '',
-            plural,
-            name: o.metadata?.name ?? '',
-          })
-          .catch(gone);
-    }
+    await deleteClusterRbac(admin, rbac);
     await admin.delete({ apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', name: ns }).catch(gone);
     admin.close();
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  /** The admin kubeconfig, acting as the generated ServiceAccount. */
-  function serviceAccountKubeconfig(): string {
-    const file = process.env.KUBECONFIG ?? '';
-    const config = load(readFileSync(file, 'utf8')) as {
-      users: { name: string; user: Record<string, unknown> }[];
-    };
-    for (const u of config.users) u.user.as = `system:serviceaccount:${ns}:${name}`;
-    const path = join(scratch, 'kubeconfig');
-    writeFileSync(path, dump(config), { mode: 0o600 });
-    return path;
-  }
-
   it('lets the operator do its work as the ServiceAccount, and nothing beyond', async () => {
-    const kubeconfig = serviceAccountKubeconfig();
+    const kubeconfig = serviceAccountKubeconfig(scratch, ns, name);
     const asOperator = new ObjectClient({
       kubeConfig: loadKubeConfig({ ...process.env, KUBECONFIG: kubeconfig }),
     });

@@ -6,12 +6,11 @@
 // the shard Leases and labels they use.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
-import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInitCommand } from '../../lib/cli/init-command.js';
 import { isNotFound } from '../../lib/kube/api-error.js';
@@ -21,6 +20,7 @@ import { installCrds } from '../../lib/testing/install-crds.js';
 import { applyManifests, readManifests } from '../../lib/testing/manifests.js';
 import { waitFor } from '../../lib/testing/wait-for.js';
 import { REAL_BACKEND } from './real-backend.js';
+import { deleteClusterRbac, serviceAccountKubeconfig } from './service-account.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -61,18 +61,7 @@ describe.runIf(REAL_BACKEND)('init --sharded on a real kube-apiserver', () => {
     };
     // beforeAll may have failed before creating it.
     if ((admin as ObjectClient | undefined) === undefined) return;
-    for (const o of applied) {
-      const plural = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings' }[o.kind ?? ''];
-      if (plural !== undefined)
-        await admin
-          .delete({
-            apiVersion: o.apiVersion ?? '',
-            kind: o.kind ?? '',
-            plural,
-            name: o.metadata?.name ?? '',
-          })
-          .catch(gone);
-    }
+    await deleteClusterRbac(admin, applied);
     await admin.delete({ apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', name }).catch(gone);
     await admin
       .delete({
@@ -85,17 +74,6 @@ describe.runIf(REAL_BACKEND)('init --sharded on a real kube-apiserver', () => {
     admin.close();
     rmSync(scratch, { recursive: true, force: true });
   });
-
-  /** The admin kubeconfig, acting as the project's ServiceAccount. */
-  function serviceAccountKubeconfig(): string {
-    const config = load(readFileSync(process.env.KUBECONFIG ?? '', 'utf8')) as {
-      users: { name: string; user: Record<string, unknown> }[];
-    };
-    for (const u of config.users) u.user.as = `system:serviceaccount:${name}:${name}`;
-    const path = join(scratch, 'kubeconfig');
-    writeFileSync(path, dump(config), { mode: 0o600 });
-    return path;
-  }
 
   it('accepts the manifests, and two replicas under the generated RBAC split, hand over and reconcile every object', async () => {
     const [namespace] = await readManifests(join(dir, 'deploy/namespace.yaml'));
@@ -112,7 +90,7 @@ describe.runIf(REAL_BACKEND)('init --sharded on a real kube-apiserver', () => {
     });
     expect(stored.spec?.replicas).toBe(2);
 
-    const kubeconfig = serviceAccountKubeconfig();
+    const kubeconfig = serviceAccountKubeconfig(scratch, name, name);
     const outputs = new Map<string, string>();
     const exits = new Map<string, Promise<number | null>>();
     for (const pod of [`${name}-a`, `${name}-b`]) {
