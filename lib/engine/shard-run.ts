@@ -320,14 +320,14 @@ export class ShardRun {
     informer.on('delete', (obj) => {
       if (ours(obj)) this.hooks?.adoptedDeleted(objectKey(obj), obj);
       // Every object relabelled (or deleted): the adoption is over.
-      if (informer.store.keys().length === 0) this.endAdoption(released);
+      if (informer.store.size === 0) this.endAdoption(released);
     });
     this.logger.info('adopting the keys of a released shard', { shard: released, as: mine });
     informer.start();
     informer
       .waitForSync(this.stopping.signal, 2 ** 31 - 1)
       .then(() => {
-        if (informer.store.keys().length === 0) this.endAdoption(released);
+        if (informer.store.size === 0) this.endAdoption(released);
       })
       .catch(() => undefined);
   }
